@@ -1,0 +1,1 @@
+"""The daemon: config, rooms, director, brain, voice, stage, output, admin, metrics, CLI."""

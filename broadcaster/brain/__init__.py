@@ -1,0 +1,1 @@
+"""Answers: answer cache, knowledge base, LLM backends and the grounding guard."""

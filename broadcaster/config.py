@@ -1,0 +1,230 @@
+"""The daemon's YAML config: models, ${ENV} substitution, validation errors that name file and key."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from broadcaster.brain.config import BrainConfig
+from broadcaster.configbase import Model, Secret, SecretURL
+from broadcaster.voice.config import VoiceConfig
+from danmaku.config import SourceConfig
+from renderer.config import AvatarConfig
+
+
+class ConfigError(Exception):
+    """A config mistake: str() is one line naming the file, the key path and what was expected."""
+
+    def __init__(self, file: str | os.PathLike[str], key: str, problem: str):
+        self.file, self.key, self.problem = str(file), key, problem
+        super().__init__(f"{self.file}: {key or '<top>'}: {problem}")
+
+
+class VideoConfig(Model):
+    width: int = Field(1280, ge=64, le=3840, multiple_of=2)
+    height: int = Field(720, ge=64, le=3840, multiple_of=2)
+    fps: int = Field(25, ge=1, le=60)
+    bitrate_kbps: int = Field(2500, ge=100, le=50000)
+    maxrate_kbps: int | None = None  # defaults to bitrate (CBR-like)
+    bufsize_kbps: int | None = None  # defaults to 2 × bitrate
+    preset: Literal[
+        "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"
+    ] = "veryfast"
+    zerolatency: bool = False
+    bframes: int = Field(0, ge=0, le=3)
+    keyframe_seconds: int = Field(2, ge=1, le=10)
+    threads: int = Field(1, ge=0, le=64)  # 0 = let x264 decide
+
+
+class AudioConfig(Model):
+    sample_rate: Literal[44100, 48000] = 44100
+    bitrate_kbps: int = Field(128, ge=64, le=320)
+
+
+class RtmpOutput(Model):
+    type: Literal["rtmp"]
+    url: SecretURL
+    name: str = ""
+    queue_seconds: float = Field(0.7, gt=0, le=10)  # more queued than this → drop to next keyframe
+    reconnect_delay_s: float = Field(2.0, ge=0.1)
+    reconnect_max_delay_s: float = Field(900.0, ge=1)
+    max_retries: int = Field(0, ge=0)  # 0 = retry forever (a 24/7 daemon)
+    timeout_s: float = Field(5.0, gt=0)
+
+    @field_validator("url")
+    @classmethod
+    def _rtmp_scheme(cls, v: Any) -> Any:
+        raw = v.get_secret_value()
+        if not re.match(r"^rtmps?://[^/]+/", raw):
+            raise ValueError("expected an rtmp:// or rtmps:// URL with an app path")
+        return v
+
+
+class RecordOutput(Model):
+    type: Literal["record"]
+    path: Path  # a file name pattern; strftime codes and {n} (segment number) are expanded
+    name: str = ""
+    rotate_seconds: float | None = Field(None, gt=0)
+    rotate_bytes: int | None = Field(None, gt=0)
+
+    @field_validator("path")
+    @classmethod
+    def _dir_exists(cls, v: Path) -> Path:
+        parent = v.expanduser().parent
+        if not parent.is_dir():
+            raise ValueError(f"directory {str(parent)!r} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise ValueError(f"directory {str(parent)!r} is not writable")
+        return v
+
+
+OutputConfig = Annotated[RtmpOutput | RecordOutput, Field(discriminator="type")]
+
+
+class RoomConfig(Model):
+    id: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    name: str = ""
+    video: VideoConfig = VideoConfig()
+    audio: AudioConfig = AudioConfig()
+    outputs: list[OutputConfig] = Field(default_factory=list)
+    avatar: AvatarConfig = AvatarConfig()
+    voice: VoiceConfig = VoiceConfig()
+    sources: list[SourceConfig] = Field(default_factory=list)
+    brain: BrainConfig = BrainConfig()
+    lines: list[str] = Field(default_factory=list)  # scripted lines spoken in a loop (the demo's talk)
+    lines_gap_s: float = Field(2.0, ge=0)
+
+    @model_validator(mode="after")
+    def _audio_frame_exact(self) -> RoomConfig:
+        if self.audio.sample_rate % self.video.fps:
+            raise ValueError(
+                f"audio.sample_rate {self.audio.sample_rate} is not a whole number of samples per frame "
+                f"at video.fps {self.video.fps}"
+            )
+        return self
+
+
+class AdminConfig(Model):
+    host: str = "127.0.0.1"
+    port: int = Field(8717, ge=0, le=65535)
+    token: Secret | None = None
+    metrics_public: bool = True
+
+
+class DaemonConfig(Model):
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Literal["json", "text"] = "json"
+    state_dir: Path = Path("/var/lib/virtual-anchor")
+    admin: AdminConfig = AdminConfig()
+    shutdown_grace_s: float = Field(5.0, ge=0, le=60)
+
+
+class Config(Model):
+    daemon: DaemonConfig = DaemonConfig()
+    rooms: list[RoomConfig] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_rooms(self) -> Config:
+        seen: set[str] = set()
+        for room in self.rooms:
+            if room.id in seen:
+                raise ValueError(f"room id {room.id!r} is used twice")
+            seen.add(room.id)
+        return self
+
+    def room(self, room_id: str) -> RoomConfig:
+        for room in self.rooms:
+            if room.id == room_id:
+                return room
+        raise KeyError(room_id)
+
+
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def _substitute(node: Any, file: str, path: str) -> Any:
+    if isinstance(node, dict):
+        return {k: _substitute(v, file, f"{path}.{k}" if path else str(k)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_substitute(v, file, f"{path}[{i}]") for i, v in enumerate(node)]
+    if isinstance(node, str):
+
+        def repl(m: re.Match[str]) -> str:
+            name, default = m.group(1), m.group(2)
+            value = os.environ.get(name)
+            if value is None:
+                if default is None:
+                    raise ConfigError(file, path, f"environment variable {name} is not set")
+                return default
+            return value
+
+        return _ENV.sub(repl, node)
+    return node
+
+
+def _key_path(loc: tuple[Any, ...], data: Any) -> str:
+    parts: list[str] = []
+    node = data
+    for item in loc:
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+            node = node[item] if isinstance(node, list) and item < len(node) else None
+            continue
+        if isinstance(node, dict) and item not in node and node.get("type") == item:
+            continue  # a discriminated union's tag, not a key of the file
+        parts.append(("." if parts else "") + str(item))
+        node = node.get(item) if isinstance(node, dict) else None
+    return "".join(parts)
+
+
+def _describe(err: dict[str, Any]) -> str:
+    kind, msg = err["type"], err["msg"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "union_tag_invalid":
+        return f"type {err['input']!r} is not one of {err['ctx']['expected_tags']}"
+    msg = msg.removeprefix("Value error, ")
+    got = err.get("input")
+    if kind.endswith(("_type", "_parsing")) or kind.startswith("literal"):
+        return f"{msg} (got {got!r})"
+    return msg
+
+
+def parse_config(data: Any, file: str | os.PathLike[str] = "<config>") -> Config:
+    if not isinstance(data, dict):
+        raise ConfigError(file, "", "expected a mapping with 'rooms' (and optionally 'daemon')")
+    data = _substitute(data, str(file), "")
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(file, _key_path(first["loc"], data), _describe(first)) from None
+
+
+def load_config(path: str | os.PathLike[str]) -> Config:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(p, "", "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(p, "", f"cannot read: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise ConfigError(p, where, f"invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    return parse_config(data, p)
+
+
+def dump_redacted(config: Config) -> str:
+    """The resolved config as YAML with every secret hidden (stream keys, tokens, cookies)."""
+    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)

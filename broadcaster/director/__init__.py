@@ -1,0 +1,1 @@
+"""Triage of chat, moderation, the talk track and the line queue."""

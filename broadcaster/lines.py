@@ -1,0 +1,53 @@
+"""The contracts between director, brain, voice and stage: Line and Utterance."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from danmaku.event import Event
+from renderer.base import MouthTrack
+
+_ids = itertools.count(1)
+
+
+class LineSource(StrEnum):
+    ANSWER = "answer"
+    SCRIPT = "script"
+    OPERATOR = "operator"
+    THANKS = "thanks"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """What should be said and why."""
+
+    text: str
+    source: LineSource
+    event: Event | None = None
+    priority: int = 0  # higher goes first
+    deadline_mono: float = float("inf")  # dropped if not started by then
+    banner: str = ""
+    id: int = field(default_factory=lambda: next(_ids))
+    created_mono: float = field(default_factory=time.monotonic)
+
+
+@dataclass(slots=True)
+class Utterance:
+    """One speakable piece (usually a sentence) of a Line: PCM at the stage rate plus its mouth track.
+
+    pcm is float32 mono in [-1, 1] at the stage sample rate. mouth has one entry per video frame the
+    utterance covers (ceil(len(pcm) / samples_per_frame)). `last` marks the final sentence of its
+    Line; the stage may interrupt a Line only between utterances.
+    """
+
+    pcm: np.ndarray
+    mouth: MouthTrack
+    text: str
+    line: Line
+    index: int = 0
+    last: bool = True

@@ -1,0 +1,78 @@
+"""Every Prometheus metric the daemon exports, in one place, labelled by room."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+_MS = (0.001, 0.002, 0.004, 0.006, 0.008, 0.012, 0.016, 0.025, 0.04, 0.08, 0.16)
+_LATENCY = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
+
+# Media clock and stage
+FRAMES = Counter("va_frames", "Video frames emitted by the media clock", ["room"], registry=REGISTRY)
+LATE_FRAMES = Counter(
+    "va_late_frames", "Frames whose render was skipped (last frame repeated) because the clock was late",
+    ["room"], registry=REGISTRY,
+)
+RENDER_SECONDS = Histogram("va_render_seconds", "Time to render one frame", ["room"], buckets=_MS, registry=REGISTRY)
+ENCODE_SECONDS = Histogram(
+    "va_encode_seconds", "Time to encode one frame (video + its audio)", ["room"], buckets=_MS, registry=REGISTRY
+)
+AV_OFFSET = Gauge(
+    "va_av_offset_seconds", "Audio end minus video end of what was handed to the encoder", ["room"], registry=REGISTRY
+)
+CLOCK_LAG = Gauge("va_clock_lag_seconds", "How far the media clock is behind wall time", ["room"], registry=REGISTRY)
+CLOCK_LAST_TICK = Gauge(
+    "va_clock_last_tick_timestamp_seconds", "Wall time of the last media clock tick", ["room"], registry=REGISTRY
+)
+STAGE_QUEUE = Gauge("va_stage_queue_utterances", "Utterances waiting on the stage", ["room"], registry=REGISTRY)
+SPEAKING = Gauge("va_speaking", "1 while the anchor is speaking", ["room"], registry=REGISTRY)
+
+# Sinks
+SINK_CONNECTED = Gauge("va_sink_connected", "1 while the sink is connected/open", ["room", "sink"], registry=REGISTRY)
+SINK_RECONNECTS = Counter("va_sink_reconnects", "Sink reconnect attempts", ["room", "sink"], registry=REGISTRY)
+SINK_BYTES = Counter("va_sink_bytes", "Payload bytes written by a sink", ["room", "sink"], registry=REGISTRY)
+SINK_DROPPED = Counter(
+    "va_sink_dropped_packets", "Packets a sink dropped (queue over limit or disconnected)",
+    ["room", "sink", "kind"], registry=REGISTRY,
+)
+SINK_QUEUE = Gauge("va_sink_queue_seconds", "Media queued in a sink", ["room", "sink"], registry=REGISTRY)
+
+# Chat and decisions
+EVENTS = Counter("va_events", "Chat events received", ["room", "platform", "kind"], registry=REGISTRY)
+DROPS = Counter("va_drops", "Lines or events dropped, by reason", ["room", "reason"], registry=REGISTRY)
+QUEUE_DEPTH = Gauge("va_line_queue_depth", "Lines waiting in the director's queue", ["room"], registry=REGISTRY)
+ANSWER_LATENCY = Histogram(
+    "va_answer_latency_seconds", "Comment received to first audible sample handed to the sinks",
+    ["room", "source"], buckets=_LATENCY, registry=REGISTRY,
+)
+CACHE_HITS = Counter("va_cache_hits", "Cache hits", ["room", "cache"], registry=REGISTRY)
+CACHE_MISSES = Counter("va_cache_misses", "Cache misses", ["room", "cache"], registry=REGISTRY)
+LLM_TTFT = Histogram(
+    "va_llm_time_to_first_token_seconds", "LLM time to first token", ["room", "backend"],
+    buckets=_LATENCY, registry=REGISTRY,
+)
+LLM_ERRORS = Counter("va_llm_errors", "LLM failures by kind", ["room", "backend", "kind"], registry=REGISTRY)
+TTS_RTF = Histogram(
+    "va_tts_real_time_factor", "TTS synthesis time divided by audio duration", ["room", "backend"],
+    buckets=(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0), registry=REGISTRY,
+)
+MODERATION_BLOCKS = Counter(
+    "va_moderation_blocks", "Texts blocked by moderation", ["room", "stage"], registry=REGISTRY
+)
+
+# Sources
+SOURCE_UP = Gauge("va_source_up", "1 while a chat source is connected and healthy", ["room", "source"], registry=REGISTRY)
+SOURCE_LAST_MESSAGE_AGE = Gauge(
+    "va_source_last_message_age_seconds", "Seconds since a chat source delivered a message", ["room", "source"],
+    registry=REGISTRY,
+)
+SOURCE_RECONNECTS = Counter("va_source_reconnects", "Chat source reconnects", ["room", "source"], registry=REGISTRY)
+SOURCE_DECODE_ERRORS = Counter(
+    "va_source_decode_errors", "Undecodable packets by kind", ["room", "source", "kind"], registry=REGISTRY
+)
+
+# Process
+PROCESS_RSS = Gauge("va_process_resident_memory_bytes", "Resident memory of the daemon", registry=REGISTRY)
+ROOMS_ON_AIR = Gauge("va_rooms_on_air", "Rooms whose media clock is running", registry=REGISTRY)

@@ -1,0 +1,1 @@
+"""Answer cache, utterance cache and dedup windows, with memory and Redis backends."""

@@ -1,0 +1,1 @@
+"""Platform connectors and the platform-neutral Event model."""

@@ -1,0 +1,1 @@
+"""Avatars, the lip-sync track from audio, idle motion and overlays."""

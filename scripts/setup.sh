@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Creates .venv and installs the project into it; with --test also the test tools and system packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+PIP=".venv/bin/python -m pip"
+$PIP install -q --upgrade pip >/dev/null 2>&1 || true
+if [ "${1:-}" = "--test" ]; then
+  # torch first, pinned: the CPU build; anything that pulls torch later then finds it satisfied.
+  $PIP install -q torch==2.13.0
+  $PIP install -q -e '.[test,ml]'
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    need=()
+    for pkg in nginx libnginx-mod-rtmp fonts-wqy-microhei ffmpeg; do
+      dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+    done
+    if [ ${#need[@]} -gt 0 ]; then
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    fi
+  fi
+else
+  $PIP install -q -e .
+fi
