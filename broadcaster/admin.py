@@ -1,0 +1,409 @@
+"""The admin HTTP API (aiohttp): health, readiness, metrics, room control, reload and the operator console."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import hmac
+import inspect
+import ipaddress
+import json
+import logging
+import os
+import re
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from aiohttp import web
+from aiohttp.abc import AbstractAccessLogger
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from broadcaster import metrics
+from broadcaster.config import AdminConfig
+from broadcaster.logs import redact, redact_obj, register_secrets, secrets_of
+from broadcaster.watchdog import check_rooms, update_process_metrics
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 16 * 1024  # the API takes short JSON bodies only; anything bigger is refused unread
+MAX_SAY_CHARS = 500
+TOKEN_FILE = "admin.token"
+CONSOLE_DIR = Path(__file__).with_name("console")
+
+
+class _Room(Protocol):
+    id: str
+
+    def status(self) -> dict[str, Any]: ...
+    def say(self, text: str) -> dict[str, Any]: ...
+    def skip(self) -> Any: ...
+    def pause(self) -> Any: ...
+    def resume(self) -> Any: ...
+    def snapshot_jpeg(self) -> bytes | None: ...
+    def clock_age(self) -> float: ...
+    def recent_chat(self) -> list[dict[str, Any]]: ...
+
+
+class _Daemon(Protocol):
+    rooms: Mapping[str, _Room]
+    config: Any
+
+    async def reload(self) -> dict[str, Any]: ...
+
+
+DAEMON: web.AppKey[_Daemon] = web.AppKey("daemon", object)  # type: ignore[arg-type]
+TOKEN: web.AppKey[bytes] = web.AppKey("token", bytes)
+SETTINGS: web.AppKey[AdminSettings] = web.AppKey("settings", object)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class AdminSettings:
+    metrics_public: bool
+    stall_after_s: float
+    console_html: bytes
+    console_csp: str
+
+
+# ---------------------------------------------------------------------------------------------- token
+
+
+def resolve_token(cfg: AdminConfig, state_dir: Path | None) -> tuple[str, Path | None]:
+    """The configured token, or a random one written to <state_dir>/admin.token (0600) for the CLI to read.
+
+    A daemon without a configured token is still locked: nobody gets in without reading that file.
+    """
+    if cfg.token is not None and cfg.token.get_secret_value():
+        return cfg.token.get_secret_value(), None
+    token = secrets.token_urlsafe(32)
+    if state_dir is None:
+        return token, None
+    path = Path(state_dir) / TOKEN_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(token + "\n")
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        log.warning("admin token could not be written to %s (%s); set daemon.admin.token to use the API", path, exc)
+        return token, None
+    return token, path
+
+
+def _authorized(request: web.Request) -> bool:
+    header = request.headers.get("Authorization", "")
+    scheme, _, given = header.partition(" ")
+    expected = request.app[TOKEN]
+    # Compare even when the scheme is wrong so timing says nothing about which part failed.
+    ok = hmac.compare_digest(given.strip().encode("utf-8", "surrogateescape"), expected)
+    return ok and scheme.lower() == "bearer"
+
+
+def _public(request: web.Request) -> bool:
+    path = request.path
+    if path in ("/healthz", "/readyz", "/", "/favicon.ico"):
+        return request.method in ("GET", "HEAD")
+    if path == "/metrics":
+        return request.app[SETTINGS].metrics_public and request.method in ("GET", "HEAD")
+    return False
+
+
+# ------------------------------------------------------------------------------------------ middleware
+
+
+def _error(status: int, message: str, **headers: str) -> web.Response:
+    return web.json_response({"error": message}, status=status, headers=headers or None)
+
+
+@web.middleware
+async def _guard(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    if not _public(request) and not _authorized(request):
+        return _error(401, "missing or wrong bearer token", **{"WWW-Authenticate": 'Bearer realm="virtual-anchor"'})
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        return _error(413, f"request body over {MAX_BODY_BYTES} bytes")
+    try:
+        response = await handler(request)
+    except web.HTTPRequestEntityTooLarge:
+        return _error(413, f"request body over {MAX_BODY_BYTES} bytes")
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return _error(exc.status, exc.reason)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("admin %s %s failed", request.method, request.path)
+        return _error(500, "internal error (see the daemon log)")
+    _secure_headers(response, request)
+    return response
+
+
+def _secure_headers(response: web.StreamResponse, request: web.Request) -> None:
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Cache-Control", "no-store")
+    if request.path == "/":
+        response.headers["Content-Security-Policy"] = request.app[SETTINGS].console_csp
+
+
+class _AccessLogger(AbstractAccessLogger):
+    """Control actions at info; the console's polling (status, snapshots, metrics) at debug only."""
+
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        level = logging.INFO if request.method not in ("GET", "HEAD") or response.status >= 400 else logging.DEBUG
+        if not self.logger.isEnabledFor(level):
+            return
+        self.logger.log(
+            level,
+            "%s %s %s %.1fms",
+            request.method,
+            request.path,
+            response.status,
+            time * 1000,
+            extra={"remote": request.remote or "", "status": response.status},
+        )
+
+
+# -------------------------------------------------------------------------------------------- helpers
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    body = json.dumps(redact_obj(data), ensure_ascii=False, default=str)
+    return web.Response(text=body, status=status, content_type="application/json")
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _room(request: web.Request) -> _Room:
+    room = request.app[DAEMON].rooms.get(request.match_info["room"])
+    if room is None:
+        raise web.HTTPNotFound(reason="no such room")
+    return room
+
+
+def _room_status(room_id: str, room: _Room) -> dict[str, Any]:
+    status = dict(room.status())
+    status["id"] = room_id
+    try:
+        status["clock_age_s"] = round(float(room.clock_age()), 3)
+    except Exception:
+        status["clock_age_s"] = None
+    return status
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    if not request.can_read_body:
+        return {}
+    raw = await request.read()  # bounded by client_max_size as well as the Content-Length check
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise web.HTTPBadRequest(reason="body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise web.HTTPBadRequest(reason="body must be a JSON object")
+    return data
+
+
+# ----------------------------------------------------------------------------------------------- routes
+
+
+async def healthz(request: web.Request) -> web.Response:
+    # Liveness: answering at all means the event loop turns. The media clocks are readiness's business.
+    return _json({"status": "ok"})
+
+
+async def readyz(request: web.Request) -> web.Response:
+    health = check_rooms(request.app[DAEMON].rooms, request.app[SETTINGS].stall_after_s)
+    return _json({"ready": health.healthy, "status": health.describe()}, status=200 if health.healthy else 503)
+
+
+async def metrics_view(request: web.Request) -> web.Response:
+    update_process_metrics()
+    body = generate_latest(metrics.REGISTRY)
+    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+
+async def rooms_view(request: web.Request) -> web.Response:
+    rooms = request.app[DAEMON].rooms
+    return _json({"rooms": [_room_status(rid, room) for rid, room in list(rooms.items())]})
+
+
+async def room_view(request: web.Request) -> web.Response:
+    room = _room(request)
+    status = _room_status(request.match_info["room"], room)
+    status["chat"] = list(room.recent_chat())
+    return _json(status)
+
+
+async def chat_view(request: web.Request) -> web.Response:
+    return _json({"chat": list(_room(request).recent_chat())})
+
+
+async def say_view(request: web.Request) -> web.Response:
+    room = _room(request)
+    data = await _body(request)
+    text = data.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise web.HTTPBadRequest(reason="'text' must be a non-empty string")
+    text = text.strip()
+    if len(text) > MAX_SAY_CHARS:
+        raise web.HTTPBadRequest(reason=f"'text' is over {MAX_SAY_CHARS} characters")
+    try:
+        queued = await _maybe_await(room.say(text))
+    except ValueError as exc:
+        raise web.HTTPConflict(reason=redact(str(exc))) from None
+    log.info("operator line queued for %s", request.match_info["room"], extra={"room": request.match_info["room"]})
+    return _json({"queued": queued})
+
+
+def _action(name: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def view(request: web.Request) -> web.Response:
+        room = _room(request)
+        await _body(request)  # drains (and size-checks) a body if one was sent
+        result = await _maybe_await(getattr(room, name)())
+        log.info("operator %s on %s", name, request.match_info["room"], extra={"room": request.match_info["room"]})
+        return _json({"ok": True, "action": name, "result": result})
+
+    view.__name__ = f"{name}_view"
+    return view
+
+
+async def snapshot_view(request: web.Request) -> web.Response:
+    room = _room(request)
+    # A thread: the room may JPEG-encode on demand, which must not stall the loop serving other rooms.
+    jpeg = await _maybe_await(await asyncio.to_thread(room.snapshot_jpeg))
+    if not jpeg:
+        raise web.HTTPServiceUnavailable(reason="no frame rendered yet")
+    return web.Response(body=jpeg, content_type="image/jpeg")
+
+
+async def reload_view(request: web.Request) -> web.Response:
+    daemon = request.app[DAEMON]
+    await _body(request)
+    try:
+        result = await daemon.reload()
+    except Exception as exc:  # a bad config file: say why, keep running the old one
+        log.error("reload failed: %s", exc)
+        return _json({"error": f"reload failed: {exc}"}, status=400)
+    register_secrets(secrets_of(daemon.config))
+    log.info("config reloaded: %s", {k: len(v) for k, v in result.items() if isinstance(v, list)})
+    return _json(result)
+
+
+async def console_view(request: web.Request) -> web.Response:
+    return web.Response(body=request.app[SETTINGS].console_html, content_type="text/html", charset="utf-8")
+
+
+# ------------------------------------------------------------------------------------------------- app
+
+
+def _console() -> tuple[bytes, str]:
+    """The console page and a CSP that allows exactly its own inline script and style (by hash)."""
+    html = (CONSOLE_DIR / "index.html").read_text(encoding="utf-8")
+
+    def hashes(tag: str) -> str:
+        found = re.findall(rf"<{tag}>(.*?)</{tag}>", html, re.S)
+        return " ".join(
+            "'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'" for s in found
+        )
+
+    csp = (
+        f"default-src 'none'; script-src {hashes('script')}; style-src {hashes('style')}; "
+        "img-src 'self' blob: data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    )
+    return html.encode("utf-8"), csp
+
+
+def create_app(daemon: _Daemon, cfg: AdminConfig, *, token: str | None = None, stall_after_s: float = 5.0) -> web.Application:
+    """The admin application. `token` overrides cfg.token (start_admin passes the resolved one)."""
+    if token is None:
+        state_dir = getattr(getattr(getattr(daemon, "config", None), "daemon", None), "state_dir", None)
+        token, _ = resolve_token(cfg, state_dir)
+    register_secrets([token, *secrets_of(getattr(daemon, "config", None))])
+    html, csp = _console()
+    app = web.Application(middlewares=[_guard], client_max_size=MAX_BODY_BYTES)
+    app[DAEMON] = daemon
+    app[TOKEN] = token.encode("utf-8")
+    app[SETTINGS] = AdminSettings(cfg.metrics_public, stall_after_s, html, csp)
+    r = app.router
+    r.add_get("/", console_view)
+    r.add_get("/healthz", healthz)
+    r.add_get("/readyz", readyz)
+    r.add_get("/metrics", metrics_view)
+    r.add_get("/api/rooms", rooms_view)
+    r.add_get("/api/rooms/{room}", room_view)
+    r.add_get("/api/rooms/{room}/chat", chat_view)
+    r.add_get("/api/rooms/{room}/snapshot.jpg", snapshot_view)
+    r.add_post("/api/rooms/{room}/say", say_view)
+    for action in ("skip", "pause", "resume"):
+        r.add_post(f"/api/rooms/{{room}}/{action}", _action(action))
+    r.add_post("/api/reload", reload_view)
+    return app
+
+
+PROTECTED_ROUTES: tuple[tuple[str, str], ...] = (
+    ("GET", "/api/rooms"),
+    ("GET", "/api/rooms/{room}"),
+    ("GET", "/api/rooms/{room}/chat"),
+    ("GET", "/api/rooms/{room}/snapshot.jpg"),
+    ("POST", "/api/rooms/{room}/say"),
+    ("POST", "/api/rooms/{room}/skip"),
+    ("POST", "/api/rooms/{room}/pause"),
+    ("POST", "/api/rooms/{room}/resume"),
+    ("POST", "/api/reload"),
+)
+
+
+class AdminServer:
+    """A running admin app: `.port`, `.url`, `.token_file` (when the token was generated), `await stop()`."""
+
+    def __init__(self, runner: web.AppRunner, host: str, port: int, token_file: Path | None):
+        self.runner, self.host, self.port, self.token_file = runner, host, port, token_file
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    async def stop(self) -> None:
+        await self.runner.cleanup()
+        if self.token_file is not None:
+            with contextlib.suppress(OSError):
+                self.token_file.unlink()
+
+
+async def start_admin(daemon: _Daemon, cfg: AdminConfig, *, stall_after_s: float = 5.0) -> AdminServer:
+    """Serves the admin app on cfg.host:cfg.port (port 0 picks a free one; see .port)."""
+    state_dir = getattr(getattr(getattr(daemon, "config", None), "daemon", None), "state_dir", None)
+    token, token_file = resolve_token(cfg, state_dir)
+    if token_file is not None:
+        log.info("no daemon.admin.token set; generated one in %s", token_file)
+    try:
+        loopback = ipaddress.ip_address(cfg.host).is_loopback
+    except ValueError:
+        loopback = cfg.host == "localhost"
+    if not loopback:
+        log.warning("admin API listens on %s: put it behind TLS (a reverse proxy) before exposing it", cfg.host)
+    app = create_app(daemon, cfg, token=token, stall_after_s=stall_after_s)
+    runner = web.AppRunner(app, access_log_class=_AccessLogger, access_log=logging.getLogger("virtual-anchor.access"))
+    await runner.setup()
+    site = web.TCPSite(runner, cfg.host, cfg.port, reuse_address=True)
+    await site.start()
+    port = cfg.port
+    server = getattr(site, "_server", None)
+    sockets = getattr(server, "sockets", None) or []
+    if sockets:
+        port = sockets[0].getsockname()[1]
+    log.info("admin API on %s:%d", cfg.host, port)
+    return AdminServer(runner, cfg.host, port, token_file)

@@ -1,0 +1,179 @@
+"""The systemd watchdog task: READY once every room is on air, WATCHDOG pings only while every media clock ticks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import resource
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from broadcaster import metrics
+from broadcaster.sdnotify import Notifier, watchdog_interval
+
+log = logging.getLogger(__name__)
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class _Room(Protocol):
+    id: str
+
+    def status(self) -> dict[str, Any]: ...
+
+    def clock_age(self) -> float: ...
+
+
+class _Daemon(Protocol):
+    rooms: Mapping[str, _Room]
+
+
+def resident_memory_bytes() -> int:
+    """Current RSS from /proc (cheap, no dependency); falls back to the peak RSS elsewhere."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def update_process_metrics() -> None:
+    metrics.PROCESS_RSS.set(resident_memory_bytes())
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """One look at every room: which are on air and which clocks have stalled."""
+
+    rooms: int
+    on_air: tuple[str, ...]
+    stalled: tuple[tuple[str, float], ...]  # (room id, seconds since its clock last ticked)
+
+    @property
+    def all_on_air(self) -> bool:
+        return self.rooms > 0 and len(self.on_air) == self.rooms
+
+    @property
+    def healthy(self) -> bool:
+        return self.all_on_air and not self.stalled
+
+    def describe(self) -> str:
+        if self.rooms == 0:
+            return "no rooms"
+        if self.stalled:
+            worst = ", ".join(f"{rid} stalled {age:.1f}s" for rid, age in self.stalled)
+            return f"{len(self.on_air)}/{self.rooms} rooms on air; {worst}"
+        if not self.all_on_air:
+            return f"starting: {len(self.on_air)}/{self.rooms} rooms on air"
+        return f"{self.rooms} room{'s' if self.rooms != 1 else ''} on air"
+
+
+def check_rooms(rooms: Mapping[str, _Room], stall_after_s: float) -> Health:
+    on_air: list[str] = []
+    stalled: list[tuple[str, float]] = []
+    for room_id, room in list(rooms.items()):
+        try:
+            age = float(room.clock_age())
+            live = bool(room.status().get("on_air"))
+        except Exception:  # a room that cannot even report counts as stalled, not as a crash here
+            log.exception("room %s failed to report its health", room_id)
+            stalled.append((room_id, float("inf")))
+            continue
+        if not live:
+            continue
+        if age >= stall_after_s:
+            stalled.append((room_id, age))
+        else:
+            on_air.append(room_id)
+    metrics.ROOMS_ON_AIR.set(len(on_air))
+    return Health(len(rooms), tuple(on_air), tuple(stalled))
+
+
+class Watchdog:
+    """Drives sd_notify from the rooms' media clocks.
+
+    READY=1 is sent once, the first time every room is on air with a ticking clock. After that a
+    WATCHDOG=1 ping goes out each interval only while every clock is ticking: a room whose clock
+    stalls for `stall_after_s` stops the pings, so systemd (WatchdogSec) kills and restarts a
+    daemon that is alive but no longer broadcasting. STATUS= follows every change of state.
+    """
+
+    def __init__(
+        self,
+        daemon: _Daemon,
+        notifier: Notifier | None = None,
+        *,
+        stall_after_s: float = 5.0,
+        interval_s: float | None = None,
+    ):
+        self.daemon = daemon
+        self.notifier = notifier if notifier is not None else Notifier()
+        self.stall_after_s = stall_after_s
+        period = watchdog_interval()
+        # systemd recommends pinging at half the watchdog period; without one, still keep STATUS fresh.
+        self.interval_s = interval_s if interval_s is not None else (period / 2 if period else 1.0)
+        self.ready_sent = False
+        self.pings = 0
+        self.last_health: Health | None = None
+        self._last_status = ""
+        self._task: asyncio.Task[None] | None = None
+        self._started = time.monotonic()
+
+    def start(self) -> asyncio.Task[None]:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="sd-watchdog")
+        return self._task
+
+    async def stop(self, status: str = "stopping") -> None:
+        """Cancels the loop and tells systemd we are going down (before the rooms drain)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        self.notifier.stopping(status)
+
+    def tick(self) -> Health:
+        """One round: look at the rooms, send READY / WATCHDOG / STATUS as they call for."""
+        update_process_metrics()
+        health = check_rooms(self.daemon.rooms, self.stall_after_s)
+        self.last_health = health
+        status = health.describe()
+        if not self.ready_sent:
+            if health.healthy:
+                self.ready_sent = self.notifier.ready(status) or not self.notifier.enabled
+                self._last_status = status
+                log.info("ready: %s", status)
+            elif status != self._last_status:
+                self.notifier.status(status)
+                self._last_status = status
+            return health
+        if health.healthy:
+            self.notifier.watchdog()
+            self.pings += 1
+        elif health.stalled and self._last_status != status:
+            log.error("media clock stalled, withholding watchdog pings: %s", status)
+        if status != self._last_status:
+            self.notifier.status(status)
+            self._last_status = status
+        return health
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                self.tick()
+            except Exception:  # the watchdog must outlive any one bad look; missing pings is the signal
+                log.exception("watchdog tick failed")
+            await asyncio.sleep(self.interval_s)
+
+    def reloading(self) -> None:
+        self.notifier.reloading("reloading config")
+
+    def reloaded(self, summary: str) -> None:
+        # After RELOADING=1 systemd waits for READY=1 again.
+        self.notifier.ready(summary)
+        self._last_status = summary
