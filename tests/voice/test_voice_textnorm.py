@@ -1,0 +1,106 @@
+"""Table-driven tests of the Chinese speech normalization (what a host would say for each written form)."""
+
+from __future__ import annotations
+
+import pytest
+
+from broadcaster.voice.textnorm import int_zh, normalize, normalize_zh, number_zh
+
+CASES = [
+    # prices
+    ("只要¥199.9", "只要一百九十九点九元"),
+    ("现价￥199.90元", "现价一百九十九点九元"),
+    ("到手价 ¥1,299", "到手价一千二百九十九元"),
+    ("$5 一杯", "五美元一杯"),
+    ("¥2.5万", "二点五万元"),
+    ("199元包邮", "一百九十九元包邮"),
+    ("0.05元", "零点零五元"),
+    # percentages
+    ("打折50%", "打折百分之五十"),
+    ("增长12.5%", "增长百分之十二点五"),
+    ("下降-3%", "下降负百分之三"),
+    ("含量100％", "含量百分之一百"),
+    ("千分之 5‰", "千分之千分之五"),
+    # dates and times
+    ("2024年5月1日开播", "二零二四年五月一日开播"),
+    ("2024-05-01上架", "二零二四年五月一日上架"),
+    ("2026/11/29", "二零二六年十一月二十九日"),
+    ("6月18号大促", "六月十八号大促"),
+    ("2025年", "二零二五年"),
+    ("今晚20:30开抢", "今晚二十点三十分开抢"),
+    ("8:05见", "八点零五分见"),
+    ("12:00整", "十二点整"),
+    ("20:30:15", "二十点三十分十五秒"),
+    # phone numbers, digit by digit
+    ("电话13812345678", "电话幺三八幺二三四五六七八"),
+    ("拨打138-1234-5678", "拨打幺三八幺二三四五六七八"),
+    ("客服400-820-8820", "客服四零零八二零八八二零"),
+    ("订单号1234567890", "订单号一二三四五六七八九零"),
+    # units
+    ("净重5kg", "净重五千克"),
+    ("500ml装", "五百毫升装"),
+    ("续航3km", "续航三公里"),
+    ("10cm长", "十厘米长"),
+    ("5000mAh大电池", "五千毫安时大电池"),
+    ("室温25℃", "室温二十五摄氏度"),
+    ("256GB", "二百五十六G B"),
+    ("3-5天发货", "三到五天发货"),
+    ("1/3的人", "三分之一的人"),
+    # model numbers and English letters
+    ("RTX4090显卡", "R T X四零九零显卡"),
+    ("iPhone15", "iPhone十五"),
+    ("Mate60 Pro", "Mate六十 Pro"),
+    ("GPU很强", "G P U很强"),
+    ("买2件", "买两件"),
+    ("第2名", "第二名"),
+    # plain numbers
+    ("10", "十"),
+    ("15", "十五"),
+    ("110", "一百一十"),
+    ("1005", "一千零五"),
+    ("10086", "一万零八十六"),
+    ("20000", "二万"),
+    ("100000000", "一亿"),
+    ("3.14", "三点一四"),
+    # dropped and names
+    ("看这里https://example.com/a?b=1 好", "看这里好"),
+    ("链接 www.taobao.com 下单", "链接下单"),
+    ("哈哈😂😂太好了👍", "哈哈太好了"),
+    ("主播好[doge]", "主播好"),
+    ("@小明 欢迎你", "小明，欢迎你"),
+    ("@Alice: hello", "Alice，hello"),
+    ("ＡＢＣ１２３", "A B C一二三"),
+    ("好评★★★★★", "好评"),
+    ("@主播 @小红：你好", "主播，小红，你好"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), CASES)
+def test_normalize_zh_table(written: str, spoken: str) -> None:
+    assert normalize_zh(written) == spoken
+
+
+@pytest.mark.parametrize(
+    ("n", "zh"),
+    [(0, "零"), (7, "七"), (10, "十"), (11, "十一"), (20, "二十"), (101, "一百零一"), (1010, "一千零一十"),
+     (10001, "一万零一"), (100010, "十万零一十"), (120000, "十二万"), (1000000, "一百万"),
+     (100000001, "一亿零一"), (-42, "负四十二")],
+)
+def test_int_zh(n: int, zh: str) -> None:
+    assert int_zh(n) == zh
+
+
+def test_number_zh_decimals() -> None:
+    assert number_zh("199.90") == "一百九十九点九"
+    assert number_zh("-0.5") == "负零点五"
+    assert number_zh("1,000,000") == "一百万"
+
+
+def test_english_only_cleans() -> None:
+    assert normalize("Price is $5 😀 see https://x.io @Bob", "en") == "Price is $5 see Bob"
+
+
+def test_no_digits_left_in_zh_output() -> None:
+    text = "今天2024年11月29日，RTX4090只要¥12999，打9折，电话13800001111，净重1.5kg，20:00开抢，还剩37件！"
+    out = normalize_zh(text)
+    assert not any(c.isdigit() for c in out), out
