@@ -1,20 +1,253 @@
-"""Config of a room's chat sources."""
+"""Config of a room's chat sources: one strict model per source type, joined in the `SourceConfig` union."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
-from broadcaster.configbase import Model
+from broadcaster.configbase import Model, Secret, SecretURL
+
+_BROWSER_UA = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/126.0.0.0 Safari/537.36"
+)
 
 
-class ReplaySource(Model):
+def _http_url(v: str) -> str:
+    if not v.startswith(("http://", "https://")):
+        raise ValueError("expected an http:// or https:// URL")
+    return v.rstrip("/")
+
+
+class _SourceBase(Model):
+    """What every source shares: its name in metrics/logs, reconnect policy and silence detection."""
+
+    name: str = ""  # defaults to the type; must be unique within a room
+    # A live room that delivers no message for this long is reported silent and reconnected.
+    # None disables the check (replay, webhook, … have no notion of a live room).
+    silent_after_s: float | None = Field(None, gt=0)
+    reconnect_delay_s: float = Field(1.0, gt=0)
+    reconnect_max_delay_s: float = Field(60.0, gt=0)
+    # Events buffered between the connector and its consumer; the oldest is dropped past this.
+    queue_max: int = Field(10000, ge=1)
+    max_inflated_bytes: int = Field(8 * 1024 * 1024, ge=1024)  # decompression-bomb cap per frame
+
+    @model_validator(mode="after")
+    def _delays(self) -> _SourceBase:
+        if self.reconnect_max_delay_s < self.reconnect_delay_s:
+            raise ValueError("reconnect_max_delay_s must be >= reconnect_delay_s")
+        return self
+
+
+class _TlsMixin(Model):
+    tls_verify: bool = True
+    ca_file: Path | None = None  # extra CA bundle (a private CA in tests or behind a proxy)
+
+    @field_validator("ca_file")
+    @classmethod
+    def _ca_exists(cls, v: Path | None) -> Path | None:
+        if v is not None and not v.expanduser().is_file():
+            raise ValueError(f"file {str(v)!r} does not exist")
+        return v
+
+
+class BilibiliWebSource(_SourceBase, _TlsMixin):
+    """Bilibili live danmaku through the web client's WebSocket protocol."""
+
+    type: Literal["bilibili_web"]
+    room_id: int = Field(gt=0)  # short or long (real) room id
+    sessdata: Secret | None = None  # SESSDATA cookie; without it names are masked and rate limits apply
+    uid: int | None = Field(None, ge=0)  # defaults to the cookie's uid (from /nav), or 0
+    buvid: str | None = None  # defaults to the buvid3 cookie from the home page
+    user_agent: str = _BROWSER_UA
+    api_base: str = "https://api.live.bilibili.com"
+    nav_base: str = "https://api.bilibili.com"
+    home_url: str = "https://www.bilibili.com/"
+    fallback_host: str = "broadcastlv.chat.bilibili.com"
+    fallback_ws_port: int = Field(2244, ge=1, le=65535)
+    fallback_wss_port: int = Field(443, ge=1, le=65535)
+    scheme: Literal["wss", "ws"] = "wss"
+    protover: Literal[2, 3] = 3
+    heartbeat_s: float = Field(30.0, gt=0)
+    auth_timeout_s: float = Field(5.0, gt=0)
+    http_timeout_s: float = Field(10.0, gt=0)
+    wbi_key_ttl_s: float = Field(11 * 3600 + 59 * 60 + 30, gt=0)
+    silent_after_s: float | None = Field(180.0, gt=0)
+
+    @field_validator("api_base", "nav_base", "home_url")
+    @classmethod
+    def _urls(cls, v: str) -> str:
+        return _http_url(v)
+
+
+class BilibiliOpenSource(_SourceBase, _TlsMixin):
+    """Bilibili open platform (开放平台 互动玩法) long connection."""
+
+    type: Literal["bilibili_open"]
+    code: Secret  # the anchor's identity code (主播身份码)
+    app_id: int = Field(gt=0)
+    access_key_id: Secret
+    access_key_secret: Secret
+    api_base: str = "https://live-open.biliapi.com"
+    heartbeat_s: float = Field(30.0, gt=0)  # WebSocket op-2 heartbeat
+    project_heartbeat_s: float = Field(20.0, gt=0)  # HTTP /v2/app/heartbeat
+    auth_timeout_s: float = Field(5.0, gt=0)
+    http_timeout_s: float = Field(10.0, gt=0)
+    silent_after_s: float | None = Field(None, gt=0)
+
+    @field_validator("api_base")
+    @classmethod
+    def _urls(cls, v: str) -> str:
+        return _http_url(v)
+
+
+class CommandSigner(Model):
+    """Runs an operator-provided program: argv with `{stub}` (the X-MS-STUB md5) and `{url}` expanded;
+    its stdout (stripped) is the signature."""
+
+    type: Literal["command"]
+    argv: list[str] = Field(min_length=1)
+    timeout_s: float = Field(10.0, gt=0)
+
+
+class HttpSigner(Model):
+    """POSTs {"x_ms_stub": md5, "url": ws_url} to an operator's signing service; the answer is JSON
+    {"signature": "..."} or the bare signature as text."""
+
+    type: Literal["http"]
+    url: SecretURL
+    timeout_s: float = Field(10.0, gt=0)
+
+
+class NoSigner(Model):
+    """Sends no signature (relays and test servers that do not check it)."""
+
+    type: Literal["none"]
+
+
+SignerConfig = Annotated[CommandSigner | HttpSigner | NoSigner, Field(discriminator="type")]
+
+
+class DouyinWebSource(_SourceBase, _TlsMixin):
+    """Douyin live comments through the (unofficial) webcast WebSocket."""
+
+    type: Literal["douyin_web"]
+    web_rid: str = Field(pattern=r"^[0-9]{1,32}$")  # the number in https://live.douyin.com/<web_rid>
+    signer: SignerConfig
+    live_base: str = "https://live.douyin.com"
+    ws_urls: list[str] = Field(
+        default_factory=lambda: [
+            "wss://webcast100-ws-web-lq.douyin.com/webcast/im/push/v2/",
+            "wss://webcast5-ws-web-lf.douyin.com/webcast/im/push/v2/",
+        ],
+        min_length=1,
+    )
+    ttwid: Secret | None = None  # defaults to the cookie the live home page sets
+    user_agent: str = _BROWSER_UA
+    heartbeat_s: float = Field(10.0, gt=0)
+    read_timeout_s: float = Field(60.0, gt=0)
+    http_timeout_s: float = Field(10.0, gt=0)
+    diamond_cny: float = Field(0.1, ge=0)  # 1 Douyin diamond (抖币) = 0.1 CNY
+    combo_timeout_s: float = Field(10.0, gt=0)  # a combo whose end frame never came is counted after this
+    silent_after_s: float | None = Field(180.0, gt=0)
+
+    @field_validator("live_base")
+    @classmethod
+    def _urls(cls, v: str) -> str:
+        return _http_url(v)
+
+    @field_validator("ws_urls")
+    @classmethod
+    def _ws(cls, v: list[str]) -> list[str]:
+        for url in v:
+            if not url.startswith(("ws://", "wss://")):
+                raise ValueError(f"expected ws:// or wss:// URLs (got {url!r})")
+        return v
+
+
+DouyinMsgType = Literal["live_comment", "live_gift", "live_like", "live_fansclub"]
+
+
+class DouyinPushSource(_SourceBase):
+    """Douyin official open platform data push (直播小玩法 数据开放): an HTTP endpoint we serve."""
+
+    type: Literal["douyin_push"]
+    host: str = "127.0.0.1"
+    port: int = Field(8718, ge=0, le=65535)
+    path: str = Field("/douyin/push", pattern=r"^/")
+    push_secret: Secret  # the secret used in x-signature
+    app_id: str = ""
+    app_secret: Secret | None = None  # needed to start/stop push tasks
+    room_id: str | None = Field(None, pattern=r"^[0-9]{1,32}$")
+    launch_token: Secret | None = None  # 直播伴侣 launch token, resolves the room id when room_id is unset
+    start_tasks: bool = True
+    msg_types: list[DouyinMsgType] = Field(
+        default_factory=lambda: ["live_comment", "live_gift", "live_like", "live_fansclub"], min_length=1
+    )
+    token_url: str = "https://minigame.zijieapi.com/mgplatform/api/apps/v2/token"
+    webcast_base: str = "https://webcast.bytedance.com"
+    http_timeout_s: float = Field(10.0, gt=0)
+    dedup_size: int = Field(20000, ge=10)
+    max_body_bytes: int = Field(1024 * 1024, ge=1024)
+    accept_test_gifts: bool = False  # console self-test gifts carry value 0 unless enabled
+
+    @field_validator("token_url", "webcast_base")
+    @classmethod
+    def _urls(cls, v: str) -> str:
+        return _http_url(v)
+
+    @model_validator(mode="after")
+    def _task_creds(self) -> DouyinPushSource:
+        if self.start_tasks:
+            if not self.app_id or self.app_secret is None:
+                raise ValueError("start_tasks needs app_id and app_secret (or set start_tasks: false)")
+            if self.room_id is None and self.launch_token is None:
+                raise ValueError("start_tasks needs room_id or launch_token")
+        return self
+
+
+class WebhookSource(_SourceBase):
+    """HTTP endpoint taking JSON Events (one object or a list) with a bearer token."""
+
+    type: Literal["webhook"]
+    host: str = "127.0.0.1"
+    port: int = Field(8719, ge=0, le=65535)
+    path: str = Field("/events", pattern=r"^/")
+    token: Secret
+    max_body_bytes: int = Field(1024 * 1024, ge=1024)
+
+
+class RedisStreamSource(_SourceBase):
+    """Redis Stream consumer group (for upstream crawler fleets): each entry's `field` holds one JSON Event."""
+
+    type: Literal["redis_stream"]
+    url: SecretURL = Field(default="redis://127.0.0.1:6379/0", validate_default=True)  # type: ignore[assignment]
+    stream: str = Field(min_length=1)
+    group: str = "virtual-anchor"
+    consumer: str = ""  # defaults to host-pid
+    field: str = "event"
+    block_ms: int = Field(5000, ge=1)
+    batch: int = Field(100, ge=1, le=10000)
+
+
+class ReplaySource(_SourceBase):
+    """JSONL replay: one Event.to_json()-shaped object per line, with an optional "t" (seconds offset)."""
+
     type: Literal["replay"]
     path: Path
-    speed: float = 1.0
+    speed: float = Field(1.0, ge=0)  # 1 = original timing, 10 = ten times faster, 0 = as fast as possible
     loop: bool = False
 
 
-SourceConfig = Annotated[ReplaySource, Field(discriminator="type")]
+SourceConfig = Annotated[
+    BilibiliWebSource
+    | BilibiliOpenSource
+    | DouyinWebSource
+    | DouyinPushSource
+    | WebhookSource
+    | RedisStreamSource
+    | ReplaySource,
+    Field(discriminator="type"),
+]
