@@ -1,0 +1,421 @@
+"""A room's knowledge base: Markdown/YAML/text files chunked into passages, BM25 over jieba tokens.
+
+Passages get stable ids (`relative/path.md#3`). FAQ files (YAML lists of {q, a}, or a mapping with a
+`faq:` list) become one passage per pair and also warm the answer cache. Product sheets (YAML
+mappings) are flattened to "key: value" lines and chunked per top-level key. Markdown is chunked
+per heading, paragraphs packed up to `chunk_chars`, each chunk carrying its heading.
+
+Retrieval is BM25 (k1=1.5, b=0.75) with an inverted index, so a query costs time proportional to
+the postings of its terms rather than to the number of passages. Optionally a dense index (a local
+sentence-transformers style model) is fused with BM25 by reciprocal rank. `KnowledgeBase` rebuilds
+itself in a worker thread when the files change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import re
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from broadcaster.brain.sentences import split_sentences
+from broadcaster.brain.textnorm import normalize
+
+log = logging.getLogger(__name__)
+
+_SUFFIXES = (".md", ".markdown", ".yaml", ".yml", ".txt")
+_TOKEN_OK = re.compile(r"[0-9a-z\u3400-\u9fff]")
+_CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
+# Words that say nothing about which passage is meant.
+STOPWORDS = frozenset(
+    ["的", "了", "吗", "呢", "吧", "啊", "呀", "是", "我", "你", "他", "她", "它", "们", "这", "那", "个", "有", "在", "也", "都", "就", "和", "与", "及", "或", "请问", "主播", "一下", "什么", "怎么", "多少", "可以", "能", "会", "要", "想", "还", "吧", "哦", "嘛", "么", "a", "an", "the", "is", "are", "of", "to", "and", "or", "what", "how", "do", "does", "can", "i", "you"]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    id: str
+    text: str
+    title: str = ""
+    file: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    passage: Passage
+    score: float
+    match: float  # share of the query's IDF mass this passage covers (0–1)
+
+
+@dataclass(slots=True)
+class Corpus:
+    passages: list[Passage] = field(default_factory=list)
+    faq: list[tuple[str, str, str]] = field(default_factory=list)  # (question, answer, passage id)
+
+
+_jieba_lock = threading.Lock()
+_jieba_ready = False
+
+
+def _jieba() -> Any:
+    global _jieba_ready
+    import jieba
+
+    if not _jieba_ready:
+        with _jieba_lock:
+            if not _jieba_ready:
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _jieba_ready = True
+    return jieba
+
+
+def tokenize(text: str) -> list[str]:
+    """jieba search-mode tokens of the normalized text, without punctuation and stop words.
+
+    Multi-character Chinese words also contribute their single characters, so "退货" still finds
+    "退换货" and "颜色" finds "颜色选择" when jieba cuts them differently; IDF keeps the common
+    characters cheap.
+    """
+    jieba = _jieba()
+    out: list[str] = []
+    for t in jieba.lcut_for_search(normalize(text)):
+        if not _TOKEN_OK.search(t) or t in STOPWORDS:
+            continue
+        out.append(t)
+        if len(t) > 1 and _CJK_WORD.fullmatch(t):
+            out.extend(c for c in t if c not in STOPWORDS)
+    return out
+
+
+# -- loading ----------------------------------------------------------------------------------------------
+
+
+def _chunk_paragraphs(paragraphs: Iterable[str], limit: int) -> list[str]:
+    chunks: list[str] = []
+    cur = ""
+    for para in paragraphs:
+        para = para.strip()
+        if not para:
+            continue
+        while len(para) > limit:  # an overlong paragraph is cut at sentence ends
+            pieces = split_sentences(para, max_chars=limit)
+            first = ""
+            for p in pieces:
+                if len(first) + len(p) > limit and first:
+                    break
+                first += p
+            if not first:
+                first = para[:limit]
+            if cur:
+                chunks.append(cur)
+                cur = ""
+            chunks.append(first)
+            para = para[len(first) :].strip() if para.startswith(first) else para[limit:]
+        if cur and len(cur) + len(para) + 1 > limit:
+            chunks.append(cur)
+            cur = ""
+        cur = f"{cur}\n{para}" if cur else para
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def _markdown(text: str, limit: int) -> list[tuple[str, str]]:
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    for line in text.splitlines():
+        m = re.match(r"^\s{0,3}#{1,6}\s+(.*)$", line)
+        if m:
+            sections.append((m.group(1).strip(), []))
+        else:
+            sections[-1][1].append(line)
+    out: list[tuple[str, str]] = []
+    for title, lines in sections:
+        paragraphs = re.split(r"\n\s*\n", "\n".join(lines))
+        for chunk in _chunk_paragraphs(paragraphs, limit):
+            out.append((title, chunk))
+    return out
+
+
+def _flatten(node: Any, prefix: str = "") -> list[str]:
+    if isinstance(node, dict):
+        lines: list[str] = []
+        for k, v in node.items():
+            lines.extend(_flatten(v, f"{prefix}{k}" if not prefix else f"{prefix} {k}"))
+        return lines
+    if isinstance(node, list):
+        if all(not isinstance(v, (dict, list)) for v in node):
+            return [f"{prefix}：{'、'.join(str(v) for v in node)}"]
+        lines = []
+        for v in node:
+            lines.extend(_flatten(v, prefix))
+        return lines
+    return [f"{prefix}：{node}" if prefix else str(node)]
+
+
+def _faq_pairs(data: Any) -> list[tuple[str, str]] | None:
+    items = data.get("faq") if isinstance(data, dict) else data
+    if not isinstance(items, list) or not items:
+        return None
+    pairs: list[tuple[str, str]] = []
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        q = item.get("q", item.get("question"))
+        a = item.get("a", item.get("answer"))
+        if not q or not a:
+            return None
+        for question in q if isinstance(q, list) else [q]:
+            pairs.append((str(question), str(a)))
+    return pairs
+
+
+def load_corpus(root: Path, chunk_chars: int = 300) -> Corpus:
+    """Reads every Markdown/YAML/text file under root (sorted, so ids are stable) into passages."""
+    corpus = Corpus()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES):
+        rel = path.relative_to(root).as_posix()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            log.warning("kb: cannot read %s: %s", path, exc)
+            continue
+        chunks: list[tuple[str, str]] = []
+        if path.suffix.lower() in (".yaml", ".yml"):
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                log.warning("kb: %s is not valid YAML (%s); skipped", path, exc)
+                continue
+            pairs = _faq_pairs(data)
+            if pairs is not None:
+                seen: dict[str, str] = {}
+                for q, a in pairs:
+                    pid = seen.get(a, "")
+                    if not pid:  # alternative phrasings of one question share one passage
+                        pid = seen[a] = f"{rel}#{len(seen)}"
+                        corpus.passages.append(Passage(pid, f"问：{q}\n答：{a}", q, rel))
+                    corpus.faq.append((q, a, pid))
+                continue
+            if isinstance(data, dict):
+                title = str(data.get("name", data.get("title", path.stem)))
+                for key, value in data.items():
+                    lines = _flatten(value, str(key))
+                    for chunk in _chunk_paragraphs(lines, chunk_chars):
+                        chunks.append((title, chunk))
+            elif data is not None:
+                chunks = [(path.stem, c) for c in _chunk_paragraphs(_flatten(data), chunk_chars)]
+        elif path.suffix.lower() in (".md", ".markdown"):
+            chunks = _markdown(text, chunk_chars)
+        else:
+            chunks = [(path.stem, c) for c in _chunk_paragraphs(re.split(r"\n\s*\n", text), chunk_chars)]
+        for i, (title, chunk) in enumerate(chunks):
+            body = chunk if not title or chunk.startswith(title) else f"{title}\n{chunk}"
+            corpus.passages.append(Passage(f"{rel}#{i}", body, title, rel))
+    return corpus
+
+
+def files_signature(root: Path) -> tuple[tuple[str, int, int], ...]:
+    """(path, mtime_ns, size) of every KB file: any edit, addition or removal changes it."""
+    if not root.is_dir():
+        return ()
+    out = []
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.suffix.lower() in _SUFFIXES:
+            st = p.stat()
+            out.append((p.as_posix(), st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+# -- BM25 -------------------------------------------------------------------------------------------------
+
+
+class BM25Index:
+    def __init__(self, passages: Sequence[Passage], *, k1: float = 1.5, b: float = 0.75,
+                 tokenizer: Callable[[str], list[str]] = tokenize) -> None:
+        self.passages = list(passages)
+        self.k1, self.b = k1, b
+        self.tokenizer = tokenizer
+        postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        lengths = np.zeros(len(self.passages), dtype=np.float64)
+        for i, p in enumerate(self.passages):
+            tokens = tokenizer(p.text)
+            lengths[i] = len(tokens)
+            counts: dict[str, int] = defaultdict(int)
+            for t in tokens:
+                counts[t] += 1
+            for t, c in counts.items():
+                postings[t].append((i, c))
+        n = max(1, len(self.passages))
+        avg = float(lengths.mean()) if len(self.passages) else 1.0
+        self._norm = k1 * (1 - b + b * lengths / max(avg, 1e-9))
+        self._idf: dict[str, float] = {}
+        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for t, plist in postings.items():
+            df = len(plist)
+            self._idf[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            ids = np.fromiter((i for i, _ in plist), dtype=np.int64, count=df)
+            tfs = np.fromiter((c for _, c in plist), dtype=np.float64, count=df)
+            self._postings[t] = (ids, tfs)
+
+    def __len__(self) -> int:
+        return len(self.passages)
+
+    def search(self, query: str, k: int = 3) -> list[Hit]:
+        terms = list(dict.fromkeys(self.tokenizer(query)))
+        if not terms or not self.passages:
+            return []
+        # Unknown query terms still count in the IDF mass (as if in one passage), so a query about
+        # something the KB never mentions scores a low match.
+        n = len(self.passages)
+        unknown_idf = math.log(1 + (n - 1 + 0.5) / 1.5)
+        total_idf = sum(self._idf.get(t, unknown_idf) for t in terms)
+        scores = np.zeros(n)
+        covered = np.zeros(n)
+        for t in terms:
+            post = self._postings.get(t)
+            if post is None:
+                continue
+            ids, tfs = post
+            idf = self._idf[t]
+            scores[ids] += idf * tfs * (self.k1 + 1) / (tfs + self._norm[ids])
+            covered[ids] += idf
+        if k >= n:
+            order = np.argsort(-scores)
+        else:
+            top = np.argpartition(-scores, k)[:k]
+            order = top[np.argsort(-scores[top])]
+        return [
+            Hit(self.passages[i], float(scores[i]), float(covered[i] / total_idf) if total_idf else 0.0)
+            for i in order[:k]
+            if scores[i] > 0
+        ]
+
+
+def rrf_fuse(rankings: Sequence[Sequence[Hit]], k: int, c: float = 60.0) -> list[Hit]:
+    """Reciprocal-rank fusion; the fused hit keeps the best `match` any ranking gave it."""
+    fused: dict[str, float] = defaultdict(float)
+    best: dict[str, Hit] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(ranking):
+            fused[hit.passage.id] += 1.0 / (c + rank + 1)
+            prev = best.get(hit.passage.id)
+            if prev is None or hit.match > prev.match:
+                best[hit.passage.id] = hit
+    ids = sorted(fused, key=lambda pid: -fused[pid])[:k]
+    return [Hit(best[pid].passage, fused[pid], best[pid].match) for pid in ids]
+
+
+class DenseIndex:
+    """Cosine similarity over embeddings of every passage (from a local sentence-embedding model)."""
+
+    def __init__(self, passages: Sequence[Passage], embed: Callable[[Sequence[str]], np.ndarray]) -> None:
+        self.passages = list(passages)
+        self.embed = embed
+        self.matrix = embed([p.text for p in self.passages]) if self.passages else np.zeros((0, 1))
+
+    def search(self, query: str, k: int = 3) -> list[Hit]:
+        if not self.passages:
+            return []
+        q = self.embed([query])[0]
+        sims = self.matrix @ q
+        order = np.argsort(-sims)[:k]
+        # Cosine similarity stands in for `match` (how well the passage covers the question).
+        return [Hit(self.passages[i], float(sims[i]), float(max(0.0, sims[i]))) for i in order]
+
+
+class KnowledgeBase:
+    """A room's passages and indexes; `search` is async and runs in a worker thread."""
+
+    def __init__(self, root: Path | None, *, chunk_chars: int = 300, top_k: int = 3,
+                 check_interval_s: float = 5.0, embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.root = root
+        self.chunk_chars = chunk_chars
+        self.top_k = top_k
+        self.check_interval_s = check_interval_s
+        self.embed = embed
+        self.clock = clock
+        self.corpus = Corpus()
+        self.bm25 = BM25Index([])
+        self.dense: DenseIndex | None = None
+        self.signature: tuple[tuple[str, int, int], ...] = ()
+        self.builds = 0
+        self._last_check = -float("inf")
+        self._lock = asyncio.Lock()
+
+    @property
+    def passages(self) -> list[Passage]:
+        return self.corpus.passages
+
+    def build_sync(self) -> None:
+        if self.root is None:
+            return
+        signature = files_signature(self.root)
+        corpus = load_corpus(self.root, self.chunk_chars)
+        bm25 = BM25Index(corpus.passages)
+        dense = DenseIndex(corpus.passages, self.embed) if self.embed is not None else None
+        # Swap all at once: a search running concurrently sees the old or the new index, never a mix.
+        self.corpus, self.bm25, self.dense, self.signature = corpus, bm25, dense, signature
+        self.builds += 1
+        log.info("kb %s: %d passages, %d FAQ pairs", self.root, len(corpus.passages), len(corpus.faq))
+
+    async def build(self) -> None:
+        async with self._lock:
+            await asyncio.to_thread(self.build_sync)
+            self._last_check = self.clock()
+
+    async def maybe_rebuild(self) -> bool:
+        """Rebuilds when a file changed since the last build (checked at most every check_interval_s)."""
+        if self.root is None or self.clock() - self._last_check < self.check_interval_s:
+            return False
+        self._last_check = self.clock()
+        signature = await asyncio.to_thread(files_signature, self.root)
+        if signature == self.signature:
+            return False
+        await self.build()
+        return True
+
+    def search_sync(self, query: str, k: int | None = None) -> list[Hit]:
+        k = k or self.top_k
+        hits = self.bm25.search(query, k=max(k, 10) if self.dense is not None else k)
+        if self.dense is not None:
+            return rrf_fuse([hits, self.dense.search(query, k=10)], k)
+        return hits
+
+    async def search(self, query: str, k: int | None = None) -> list[Hit]:
+        await self.maybe_rebuild()
+        return await asyncio.to_thread(self.search_sync, query, k)
+
+
+def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
+    """The sentences of a passage that share the most tokens with the query (in passage order)."""
+    text = hit.passage.text
+    if "\n答：" in text:  # an FAQ passage: the answer is the whole point
+        return text.split("\n答：", 1)[1].strip()
+    body = text.split("\n", 1)[1] if hit.passage.title and text.startswith(hit.passage.title + "\n") else text
+    sentences = [s for line in body.splitlines() for s in split_sentences(line, max_chars=80)]
+    if not sentences:
+        return ""
+    q = set(tokenize(query))
+    scored = [(len(q & set(tokenize(s))), -i, s) for i, s in enumerate(sentences)]
+    best = sorted(scored, reverse=True)[:max_sentences]
+    best = [b for b in best if b[0] > 0] or best[:1]
+    chosen = sorted(best, key=lambda x: -x[1])
+    out = []
+    for _, _, s in chosen:
+        s = s.strip()
+        if s and s[-1] not in "。！？!?.;；":
+            s += "。"
+        out.append(s)
+    return "".join(out)
