@@ -1,0 +1,100 @@
+"""The `virtual-anchor` command: run, demo, check, and the subcommands of each area."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from broadcaster.config import ConfigError, dump_redacted, load_config, parse_config
+
+EXIT_CONFIG = 2
+
+
+def _setup_logging(level: str = "info", fmt: str = "text") -> None:
+    try:
+        from broadcaster.logs import setup_logging
+    except ImportError:
+        logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        return
+    setup_logging(level, fmt)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    sys.stdout.write(dump_redacted(config))
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from broadcaster.daemon import Daemon
+
+    config = load_config(args.config)
+    _setup_logging(config.daemon.log_level, config.daemon.log_format)
+    return asyncio.run(Daemon(config, Path(args.config).resolve()).run())
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from broadcaster.daemon import Daemon
+    from broadcaster.demo import demo_config
+
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    config = parse_config(demo_config(out, args.rtmp, args.width, args.height), "<demo>")
+    _setup_logging(config.daemon.log_level, "text")
+
+    async def main() -> int:
+        daemon = Daemon(config, None)
+        if args.duration is None:
+            return await daemon.run()
+        await daemon.start()
+        await asyncio.sleep(args.duration)
+        await daemon.stop()
+        return 0
+
+    code = asyncio.run(main())
+    print(f"recorded to {out / 'demo.flv'}", file=sys.stderr)
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="virtual-anchor", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="put the configured rooms on air")
+    p.add_argument("-c", "--config", required=True)
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("check", help="validate a config and print it resolved, secrets redacted")
+    p.add_argument("-c", "--config", required=True)
+    p.set_defaults(func=_cmd_check)
+
+    p = sub.add_parser("demo", help="the built-in demo room (records to ./out; add an RTMP URL to push)")
+    p.add_argument("rtmp", nargs="?", help="rtmp://host/app/key to push to as well")
+    p.add_argument("--out", default="out")
+    p.add_argument("--duration", type=float, default=None, help="stop after this many seconds")
+    p.add_argument("--width", type=int, default=1280)
+    p.add_argument("--height", type=int, default=720)
+    p.set_defaults(func=_cmd_demo)
+
+    for module in _AREA_COMMANDS:
+        module.add_commands(sub)
+    return parser
+
+
+_AREA_COMMANDS: list = []
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        print(f"config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Encoding once and muxing to every sink."""

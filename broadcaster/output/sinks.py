@@ -1,0 +1,411 @@
+"""Sinks mux the encoder's packets, each on its own thread behind a bounded queue: RTMP ingests and recordings."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import random
+import socket
+import threading
+import time
+from collections import deque
+from datetime import datetime
+from fractions import Fraction
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import av
+
+from broadcaster import metrics
+from broadcaster.config import RecordOutput, RtmpOutput
+from broadcaster.configbase import redact_url
+from broadcaster.output.encoder import EncodedPacket, Encoder
+
+log = logging.getLogger(__name__)
+
+
+class Backoff:
+    """OBS-like retry delays: first `base`, then ×(1.5 + U(0, 0.05)) drawn once per sink, capped."""
+
+    def __init__(self, base: float, cap: float, rng: random.Random | None = None):
+        self.base, self.cap = base, cap
+        self.factor = 1.5 + (rng or random.Random()).uniform(0, 0.05)
+        self.attempts = 0
+
+    def next_delay(self) -> float:
+        delay = min(self.cap, self.base * self.factor**self.attempts)
+        self.attempts += 1
+        return delay
+
+    def reset(self) -> None:
+        self.attempts = 0
+
+
+class _Disconnected(Exception):
+    pass
+
+
+class Sink:
+    """Base: a thread that takes packets from a bounded queue and writes them to a container.
+
+    put() never blocks the media clock. When more than `max_queue_s` of media waits (slow or dead
+    peer), the queue is emptied and the sink skips to the next keyframe, counting what it dropped.
+    Every (re)opened container starts its timestamps at 0 from a video keyframe.
+    """
+
+    kind = "sink"
+
+    def __init__(self, room: str, name: str, encoder: Encoder, max_queue_s: float):
+        self.room, self.name = room, name
+        self._encoder = encoder
+        self._max_queue_s = max_queue_s
+        self._queue: deque[EncodedPacket] = deque()
+        self._cond = threading.Condition()
+        self._need_key = True  # drop until a keyframe: at start, after a drop, after a reconnect
+        self._closing = False
+        self._abort = False
+        self._thread = threading.Thread(target=self._run, name=f"sink-{room}-{name}", daemon=True)
+        self.connected = False
+        self.reconnects = 0
+        self.dropped = 0
+        self.bytes = 0
+        self.packets_written = 0
+        self.first_packet_at: float | None = None  # monotonic time the current connection wrote media
+        self.base_time = 0.0  # encoder time (s) of the keyframe the current connection/file starts at
+        self.last_error = ""
+        self._m_connected = metrics.SINK_CONNECTED.labels(room, name)
+        self._m_bytes = metrics.SINK_BYTES.labels(room, name)
+        self._m_reconnects = metrics.SINK_RECONNECTS.labels(room, name)
+        self._m_queue = metrics.SINK_QUEUE.labels(room, name)
+
+    # -- clock thread ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread.start()
+
+    def put(self, packets: list[EncodedPacket]) -> None:
+        if not packets:
+            return
+        with self._cond:
+            self._queue.extend(packets)
+            if self._queued_seconds() > self._max_queue_s:
+                self._drop_queue("queue_full")
+            self._cond.notify()
+
+    def _queued_seconds(self) -> float:
+        if len(self._queue) < 2:
+            return 0.0
+        return self._queue[-1].time - self._queue[0].time
+
+    def _drop_queue(self, why: str) -> None:
+        n = len(self._queue)
+        if n:
+            self._queue.clear()
+            self.dropped += n
+            metrics.SINK_DROPPED.labels(self.room, self.name, why).inc(n)
+        self._need_key = True
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Writes what is queued (bounded by timeout), then the trailer, and stops the thread."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            with self._cond:
+                self._abort = True
+                self._cond.notify()
+            self._thread.join(2.0)
+
+    def status(self) -> dict:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "target": self.display_target(),
+            "connected": self.connected,
+            "reconnects": self.reconnects,
+            "dropped_packets": self.dropped,
+            "bytes": self.bytes,
+            "last_error": self.last_error,
+        }
+
+    def display_target(self) -> str:
+        raise NotImplementedError
+
+    # -- sink thread ----------------------------------------------------------------------------
+    def _take(self, timeout: float = 0.5) -> EncodedPacket | None:
+        """Next packet; None on timeout or when closing with an empty queue."""
+        with self._cond:
+            while not self._queue:
+                if self._closing or self._abort:
+                    return None
+                self._cond.wait(timeout)
+                if not self._queue:
+                    return None
+            return self._queue.popleft()
+
+    def _done(self) -> bool:
+        with self._cond:
+            return self._abort or (self._closing and not self._queue)
+
+    def _open_container(self) -> tuple[av.container.OutputContainer, av.VideoStream, av.AudioStream]:
+        raise NotImplementedError
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def _mux_session(self, container, vstream, astream, should_rotate=None) -> None:
+        """Writes packets until closing, an error (raises _Disconnected) or should_rotate() says so."""
+        v_base = a_base = 0
+        while not self._done():
+            pkt = self._take()
+            if pkt is None:
+                continue
+            if self._need_key:
+                if not (pkt.video and pkt.keyframe):
+                    self.dropped += 1
+                    metrics.SINK_DROPPED.labels(self.room, self.name, "wait_keyframe").inc()
+                    continue
+                if should_rotate is not None and self.packets_written and should_rotate():
+                    with self._cond:
+                        self._queue.appendleft(pkt)
+                    return
+                self._need_key = False
+                self.base_time = pkt.time
+                v_base = pkt.dts
+                # The audio packet that covers this keyframe's start stays; earlier ones are dropped.
+                a_base = round(pkt.time * self._encoder.sample_rate)
+            if pkt.video:
+                if should_rotate is not None and pkt.keyframe and self.packets_written and should_rotate():
+                    with self._cond:
+                        self._queue.appendleft(pkt)
+                    return
+                base = v_base
+            else:
+                if pkt.pts < a_base:  # keeps every timestamp ≥ 0, so muxers never shift the timeline
+                    continue
+                base = a_base
+            packet = av.Packet(pkt.data)
+            packet.pts = pkt.pts - base
+            packet.dts = pkt.dts - base
+            packet.duration = pkt.duration
+            packet.time_base = pkt.time_base
+            packet.is_keyframe = pkt.keyframe
+            packet.stream = vstream if pkt.video else astream
+            try:
+                container.mux(packet)
+            except (av.FFmpegError, OSError) as exc:
+                raise _Disconnected(str(exc)) from exc
+            if self.first_packet_at is None:
+                self.first_packet_at = time.monotonic()
+            self.packets_written += 1
+            self.bytes += len(pkt.data)
+            self._m_bytes.inc(len(pkt.data))
+            self._m_queue.set(self._queued_seconds())
+
+    def _streams(self, container) -> tuple[av.VideoStream, av.AudioStream]:
+        vstream = container.add_stream_from_template(self._encoder.video_stream)
+        astream = container.add_stream_from_template(self._encoder.audio_stream)
+        vstream.time_base = Fraction(1, 1000)
+        astream.time_base = Fraction(1, 1000)
+        return vstream, astream
+
+    def _set_connected(self, value: bool) -> None:
+        self.connected = value
+        self._m_connected.set(1 if value else 0)
+
+
+class RtmpSink(Sink):
+    kind = "rtmp"
+
+    def __init__(self, room: str, cfg: RtmpOutput, encoder: Encoder, index: int, rng: random.Random | None = None):
+        url = cfg.url.get_secret_value()
+        super().__init__(room, cfg.name or f"rtmp{index}", encoder, cfg.queue_seconds)
+        self._url = url
+        self._cfg = cfg
+        self._backoff = Backoff(cfg.reconnect_delay_s, cfg.reconnect_max_delay_s, rng)
+        parts = urlsplit(url)
+        self._host = parts.hostname or "localhost"
+        self._port = parts.port or (443 if parts.scheme == "rtmps" else 1935)
+
+    def display_target(self) -> str:
+        return redact_url(self._url)
+
+    def _scrub(self, exc: BaseException) -> str:
+        """FFmpeg errors quote the URL they failed on; the stream key must not reach logs or status."""
+        return str(exc).replace(self._url, self.display_target())
+
+    def _open_container(self):
+        container = av.open(
+            self._url,
+            "w",
+            format="flv",
+            container_options={"flvflags": "no_duration_filesize"},
+            timeout=self._cfg.timeout_s,
+        )
+        vstream, astream = self._streams(container)
+        container.start_encoding()  # connect, publish, onMetaData and both sequence headers
+        return container, vstream, astream
+
+    def _reachable(self) -> bool:
+        try:
+            with socket.create_connection((self._host, self._port), timeout=1.0):
+                return True
+        except OSError:
+            return False
+
+    def _wait(self, delay: float, probe: bool) -> None:
+        """Sleeps up to `delay`; with probe, returns early once the ingest accepts TCP again.
+
+        The backoff spaces out publish attempts. When the ingest was simply unreachable (refused,
+        unreachable, timed out), a refused TCP probe costs it nothing, and probing brings the stream
+        back within a second or two of the server's return even after the backoff has grown long.
+        A server that accepted TCP but rejected the publish is never probed, only retried on schedule.
+        """
+        end = time.monotonic() + delay
+        while not self._done():
+            with self._cond:  # while down, nothing queued is worth keeping
+                self._drop_queue("disconnected")
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            with self._cond:
+                self._cond.wait(min(left, 0.5))
+            if probe and self._reachable():
+                return
+
+    def _run(self) -> None:
+        attempts = 0
+        while not self._done():
+            try:
+                container, vstream, astream = self._open_container()
+            except (av.FFmpegError, OSError) as exc:
+                attempts += 1
+                self.last_error = self._scrub(exc)
+                if self._cfg.max_retries and attempts > self._cfg.max_retries:
+                    log.error("sink %s: giving up after %d attempts: %s", self.name, attempts - 1, self.last_error)
+                    return
+                delay = self._backoff.next_delay()
+                log.warning("sink %s: connect to %s failed (%s); retry in %.1fs", self.name,
+                            self.display_target(), self.last_error, delay)
+                self._wait(delay, probe=_unreachable(exc))
+                continue
+            if attempts or self.reconnects or self.packets_written:
+                self.reconnects += 1
+                self._m_reconnects.inc()
+            attempts = 0
+            self._backoff.reset()
+            with self._cond:
+                self._need_key = True
+            self.first_packet_at = None
+            self._set_connected(True)
+            log.info("sink %s: connected to %s", self.name, self.display_target())
+            try:
+                self._mux_session(container, vstream, astream)
+                try:
+                    container.close()
+                except (av.FFmpegError, OSError) as exc:
+                    log.warning("sink %s: close: %s", self.name, self._scrub(exc))
+            except _Disconnected as exc:
+                self.last_error = self._scrub(exc)
+                log.warning("sink %s: connection lost (%s); reconnecting", self.name, self.last_error)
+                self._safe_close(container)
+                self._set_connected(False)
+                self._wait(self._backoff.next_delay(), probe=True)
+                continue
+            self._set_connected(False)
+            return
+
+    @staticmethod
+    def _safe_close(container) -> None:
+        with contextlib.suppress(Exception):
+            container.close()
+
+
+_UNREACHABLE = {errno.ECONNREFUSED, errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ETIMEDOUT, errno.ECONNRESET}
+
+
+def _unreachable(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in _UNREACHABLE
+
+
+RECORD_FORMATS = {".flv": "flv", ".mkv": "matroska", ".ts": "mpegts", ".mp4": "mp4"}
+
+
+class RecordSink(Sink):
+    """Records to files, rotating at a keyframe after rotate_seconds or rotate_bytes; never drops for speed
+    unless the disk falls more than 10 s behind."""
+
+    kind = "record"
+
+    def __init__(self, room: str, cfg: RecordOutput, encoder: Encoder, index: int):
+        super().__init__(room, cfg.name or f"record{index}", encoder, max_queue_s=10.0)
+        self._cfg = cfg
+        self._segment = 0
+        self.files: list[Path] = []
+        self._opened_at = 0.0
+        self._bytes_at_open = 0
+
+    def display_target(self) -> str:
+        return str(self._cfg.path)
+
+    def _next_path(self) -> Path:
+        pattern = str(self._cfg.path.expanduser())
+        name = datetime.now().strftime(pattern).replace("{n}", f"{self._segment:04d}")
+        path = Path(name)
+        if self._segment and path.exists() and "{n}" not in pattern:
+            path = path.with_name(f"{path.stem}-{self._segment:04d}{path.suffix}")
+        self._segment += 1
+        return path
+
+    def _open_container(self):
+        path = self._next_path()
+        fmt = RECORD_FORMATS.get(path.suffix.lower(), "flv")
+        options = {"movflags": "frag_keyframe+empty_moov+default_base_moof"} if fmt == "mp4" else {}
+        container = av.open(str(path), "w", format=fmt, container_options=options)
+        vstream, astream = self._streams(container)
+        self.files.append(path)
+        self._opened_at = time.monotonic()
+        self._bytes_at_open = self.bytes
+        return container, vstream, astream
+
+    def _should_rotate(self) -> bool:
+        if self._cfg.rotate_seconds and time.monotonic() - self._opened_at >= self._cfg.rotate_seconds:
+            return True
+        return bool(self._cfg.rotate_bytes and self.bytes - self._bytes_at_open >= self._cfg.rotate_bytes)
+
+    def _run(self) -> None:
+        while not self._done():
+            try:
+                container, vstream, astream = self._open_container()
+            except (av.FFmpegError, OSError) as exc:
+                self.last_error = str(exc)
+                log.error("sink %s: cannot open recording: %s; retry in 2s", self.name, exc)
+                with self._cond:
+                    self._drop_queue("disconnected")
+                    self._cond.wait(2.0)
+                continue
+            self._set_connected(True)
+            with self._cond:
+                self._need_key = True
+            try:
+                self._mux_session(container, vstream, astream, self._should_rotate)
+            except _Disconnected as exc:
+                self.last_error = str(exc)
+                log.error("sink %s: write failed: %s", self.name, exc)
+            finally:
+                try:
+                    container.close()
+                except (av.FFmpegError, OSError) as exc:
+                    log.error("sink %s: closing %s: %s", self.name, self.files[-1], exc)
+                self._set_connected(False)
+
+
+def build_sinks(room: str, outputs, encoder: Encoder) -> list[Sink]:
+    sinks: list[Sink] = []
+    for i, out in enumerate(outputs):
+        if isinstance(out, RtmpOutput):
+            sinks.append(RtmpSink(room, out, encoder, i))
+        else:
+            sinks.append(RecordSink(room, out, encoder, i))
+    return sinks

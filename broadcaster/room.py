@@ -1,0 +1,202 @@
+"""A room on air: avatar, stage, media clock, encoder and sinks, plus the asyncio side that feeds the stage."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+
+from broadcaster import metrics
+from broadcaster.clock import MediaClock
+from broadcaster.config import RoomConfig
+from broadcaster.lines import Line, LineSource, Utterance
+from broadcaster.output.encoder import Encoder
+from broadcaster.output.sinks import Sink, build_sinks
+from broadcaster.stage import Stage, StageEvent
+from renderer.base import Avatar
+
+log = logging.getLogger(__name__)
+
+
+class Room:
+    """Owns one room's media path. Content (lines) arrives through say()/speak(); the room only plays it."""
+
+    def __init__(self, cfg: RoomConfig, *, base_dir: Path | None = None, paced: bool = True,
+                 avatar: Avatar | None = None, with_voice: bool = True):
+        self.cfg = cfg
+        self.id = cfg.id
+        self.base_dir = base_dir or Path.cwd()
+        self.paced = paced
+        self._avatar = avatar
+        self._with_voice = with_voice
+        self.stage = Stage(cfg.video.fps, cfg.audio.sample_rate, on_event=self._on_stage_event)
+        self.encoder: Encoder | None = None
+        self.sinks: list[Sink] = []
+        self.clock: MediaClock | None = None
+        self.voice = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: list[asyncio.Task] = []
+        self._line_done: dict[int, asyncio.Future] = {}
+        self._stage_listeners: list[Callable[[StageEvent], None]] = []
+        self.started_at = 0.0
+        self.spoken_lines = 0
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        cfg = self.cfg
+        if self._avatar is None:
+            from renderer.factory import build_avatar
+
+            self._avatar = await asyncio.to_thread(
+                build_avatar, cfg.avatar, cfg.video.width, cfg.video.height, cfg.video.fps, base_dir=self.base_dir
+            )
+        self.encoder = Encoder(cfg.video, cfg.audio)
+        self.sinks = build_sinks(cfg.id, cfg.outputs, self.encoder)
+        self.clock = MediaClock(cfg.id, self.stage, self._avatar, self.encoder, self.sinks, paced=self.paced)
+        if self._with_voice:
+            self.voice = await self._build_voice()
+        for sink in self.sinks:
+            sink.start()
+        self.clock.start()
+        self.started_at = time.monotonic()
+        metrics.ROOMS_ON_AIR.inc()
+        if cfg.lines:
+            self._tasks.append(asyncio.create_task(self._talk_loop(), name=f"talk-{cfg.id}"))
+        log.info("room %s on air: %dx%d@%d, %d output(s)", cfg.id, cfg.video.width, cfg.video.height,
+                 cfg.video.fps, len(self.sinks))
+
+    async def _build_voice(self):
+        from broadcaster.voice import build_voice
+
+        voice = build_voice(self.cfg.voice, sample_rate=self.cfg.audio.sample_rate, fps=self.cfg.video.fps,
+                            room=self.id)
+        await voice.start()
+        return voice
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        """Finishes the sentence being spoken (≤ grace_s), ends every stream cleanly and closes files."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        if self.clock is not None:
+            self.clock.stop(finish_sentence=True, grace_s=grace_s)
+            await asyncio.to_thread(self.clock.join, grace_s + 2.0)
+            if self.clock.running:
+                self.clock.stop()
+                await asyncio.to_thread(self.clock.join, 2.0)
+            metrics.ROOMS_ON_AIR.dec()
+        await asyncio.gather(*(asyncio.to_thread(s.close, 3.0) for s in self.sinks))
+        if self.encoder is not None:
+            self.encoder.close()
+        if self.voice is not None:
+            await self.voice.close()
+        log.info("room %s off air", self.id)
+
+    # -- content --------------------------------------------------------------------------------
+    async def speak(self, line: Line) -> None:
+        """Synthesizes a line sentence by sentence onto the stage; returns when it has been queued."""
+        assert self.voice is not None
+        async for utterance in self.voice.speak(line):
+            self.push(utterance)
+
+    def push(self, utterance: Utterance) -> None:
+        if utterance.last and self._loop is not None:
+            self._line_done.setdefault(utterance.line.id, self._loop.create_future())
+        self.stage.push(utterance)
+        metrics.STAGE_QUEUE.labels(self.id).set(len(self.stage.queued()))
+
+    async def wait_spoken(self, line_id: int, timeout: float | None = None) -> bool:
+        assert self._loop is not None
+        fut = self._line_done.setdefault(line_id, self._loop.create_future())
+        try:
+            await asyncio.wait_for(asyncio.shield(fut), timeout)
+            return True
+        except TimeoutError:
+            return False
+
+    def add_stage_listener(self, fn: Callable[[StageEvent], None]) -> None:
+        """fn runs on the event loop for every stage start/end event."""
+        self._stage_listeners.append(fn)
+
+    def _on_stage_event(self, event: StageEvent) -> None:  # media clock thread
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._dispatch_stage_event, event)
+
+    def _dispatch_stage_event(self, event: StageEvent) -> None:
+        metrics.SPEAKING.labels(self.id).set(1 if event.kind == "start" else 0)
+        if event.kind == "end" and event.utterance.last:
+            self.spoken_lines += 1
+            fut = self._line_done.pop(event.utterance.line.id, None)
+            if fut is not None and not fut.done():
+                fut.set_result(event.frame)
+        for fn in self._stage_listeners:
+            try:
+                fn(event)
+            except Exception:
+                log.exception("room %s: stage listener failed", self.id)
+
+    async def _talk_loop(self) -> None:
+        """The configured lines, spoken in a loop with a gap between them (the demo's talk)."""
+        while True:
+            for text in self.cfg.lines:
+                line = Line(text, LineSource.SCRIPT)
+                try:
+                    await self.speak(line)
+                except Exception:
+                    log.exception("room %s: could not voice a scripted line", self.id)
+                    await asyncio.sleep(1.0)
+                    continue
+                await self.wait_spoken(line.id)
+                await asyncio.sleep(self.cfg.lines_gap_s)
+
+    # -- operator -------------------------------------------------------------------------------
+    def say(self, text: str) -> dict:
+        line = Line(text, LineSource.OPERATOR, priority=100)
+        self._tasks.append(asyncio.create_task(self.speak(line), name=f"say-{self.id}-{line.id}"))
+        return {"id": line.id, "text": text, "source": line.source.value}
+
+    def skip(self) -> int:
+        return self.stage.interrupt_line()
+
+    def pause(self) -> None:
+        self.stage.pause()
+
+    def resume(self) -> None:
+        self.stage.resume()
+
+    # -- observation ----------------------------------------------------------------------------
+    def clock_age(self) -> float:
+        return self.clock.age() if self.clock is not None else float("inf")
+
+    def snapshot_jpeg(self, quality: int = 70) -> bytes | None:
+        frame = self.clock.last_frame if self.clock is not None else None
+        if frame is None:
+            return None
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        return buf.tobytes() if ok else None
+
+    def recent_chat(self) -> list[dict]:
+        return []
+
+    def status(self) -> dict:
+        current = self.stage.current
+        return {
+            "id": self.id,
+            "on_air": bool(self.clock and self.clock.running),
+            "frames": self.clock.frames if self.clock else 0,
+            "late_frames": self.clock.late_frames if self.clock else 0,
+            "clock_age_s": round(self.clock_age(), 3),
+            "speaking": current is not None,
+            "current": current.text if current else "",
+            "paused": self.stage.paused,
+            "queue": [{"line": u.line.id, "text": u.text, "source": u.line.source.value} for u in self.stage.queued()],
+            "spoken_lines": self.spoken_lines,
+            "sinks": [s.status() for s in self.sinks],
+            "sources": [],
+        }

@@ -1,0 +1,1 @@
+"""Helpers shared by tests: real RTMP servers, stream probes, test media."""
