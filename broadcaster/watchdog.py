@@ -7,7 +7,6 @@ import contextlib
 import logging
 import os
 import resource
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -17,6 +16,7 @@ from broadcaster.sdnotify import Notifier, watchdog_interval
 
 log = logging.getLogger(__name__)
 
+STALL_AFTER_S = 5.0
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -107,13 +107,17 @@ class Watchdog:
         daemon: _Daemon,
         notifier: Notifier | None = None,
         *,
-        stall_after_s: float = 5.0,
+        stall_after_s: float | None = None,
         interval_s: float | None = None,
     ):
         self.daemon = daemon
         self.notifier = notifier if notifier is not None else Notifier()
-        self.stall_after_s = stall_after_s
         period = watchdog_interval()
+        # A clock stalled for 5 s is stuck (a frame is 40 ms); with a shorter WatchdogSec, a stall as
+        # long as the whole period already counts.
+        if stall_after_s is None:
+            stall_after_s = min(STALL_AFTER_S, period) if period else STALL_AFTER_S
+        self.stall_after_s = stall_after_s
         # systemd recommends pinging at half the watchdog period; without one, still keep STATUS fresh.
         self.interval_s = interval_s if interval_s is not None else (period / 2 if period else 1.0)
         self.ready_sent = False
@@ -121,12 +125,11 @@ class Watchdog:
         self.last_health: Health | None = None
         self._last_status = ""
         self._task: asyncio.Task[None] | None = None
-        self._started = time.monotonic()
 
-    def start(self) -> asyncio.Task[None]:
+    async def start(self) -> None:
+        """Starts the background loop (returns at once; the first look happens right away)."""
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="sd-watchdog")
-        return self._task
 
     async def stop(self, status: str = "stopping") -> None:
         """Cancels the loop and tells systemd we are going down (before the rooms drain)."""
