@@ -189,11 +189,14 @@ def _describe(err: dict[str, Any]) -> str:
     if kind == "missing":
         return "required key is missing"
     if kind == "union_tag_invalid":
-        return f"type {err['input']!r} is not one of {err['ctx']['expected_tags']}"
+        return f"type {err['ctx']['tag']!r} is not one of {err['ctx']['expected_tags']}"
     msg = msg.removeprefix("Value error, ")
     got = err.get("input")
     if kind.endswith(("_type", "_parsing")) or kind.startswith("literal"):
-        return f"{msg} (got {got!r})"
+        # Values can be secrets pasted into the wrong key: quote only short scalars.
+        shown = repr(got) if isinstance(got, int | float | bool) or (isinstance(got, str) and len(got) <= 24) \
+            else type(got).__name__
+        return f"{msg} (got {shown})"
     return msg
 
 
