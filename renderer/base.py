@@ -15,7 +15,7 @@ class Viseme(IntEnum):
     I = 2  # noqa: E741 - the viseme's name
     U = 3
     E = 4
-    O = 5
+    O = 5  # noqa: E741 - the viseme's name
 
 
 @dataclass(frozen=True, slots=True)

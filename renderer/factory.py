@@ -1,0 +1,126 @@
+"""build_avatar: config -> an Avatar that composes background, the avatar (builtin/portrait/sprite) and overlays."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from renderer.background import Background
+from renderer.base import FrameState
+from renderer.config import AvatarConfig, resolve_path
+from renderer.errors import AvatarError
+from renderer.idle import IdleMotion, Pose
+from renderer.overlays import Overlays
+
+
+class Figure(Protocol):
+    """The avatar proper, drawn into a canvas that already holds the background (unless it covers it)."""
+
+    covers_canvas: bool
+
+    def render_into(self, canvas: np.ndarray, state: FrameState, pose: Pose) -> None: ...
+
+
+def avatar_box(cfg: AvatarConfig, width: int, height: int) -> tuple[int, int, int, int]:
+    """(x, y, w, h) in canvas px: configured, or a default by orientation (landscape: centred, full height)."""
+    if cfg.layout.avatar_box is not None:
+        fx, fy, fw, fh = cfg.layout.avatar_box
+        return round(fx * width), round(fy * height), max(16, round(fw * width)), max(16, round(fh * height))
+    if cfg.kind == "portrait":
+        return 0, 0, width, height  # a photo brings its own surroundings
+    if width >= height:
+        bh = round(height * 0.94)
+        return 0, height - bh, width, bh
+    bh = round(height * 0.72)
+    return 0, height - bh, width, bh
+
+
+class CompositeAvatar:
+    """The Avatar the stage uses: render(state) is a pure function of (state, config, seed)."""
+
+    def __init__(
+        self,
+        cfg: AvatarConfig,
+        width: int,
+        height: int,
+        fps: int,
+        figure: Figure,
+        background: Background,
+        overlays: Overlays,
+    ):
+        self.cfg = cfg
+        self.width, self.height, self.fps = width, height, fps
+        self.figure = figure
+        self.background = background
+        self.overlays = overlays
+        self.idle = IdleMotion(cfg.idle, cfg.seed)
+
+    def render(self, state: FrameState, out: np.ndarray | None = None) -> np.ndarray:
+        """Frame `state.n` as BGR uint8 (height, width, 3); a new array unless `out` is given."""
+        frame = np.empty((self.height, self.width, 3), np.uint8) if out is None else out
+        pose = self.idle.pose(state.n, state.fps or self.fps, state.openness)
+        if not self.figure.covers_canvas:
+            np.copyto(frame, self.background.frame(state.n))
+        self.figure.render_into(frame, state, pose)
+        self.overlays.draw(frame, state)
+        return frame
+
+
+class RigFigure:
+    """A Rig (built-in or sprite) placed bottom-centred in the avatar box."""
+
+    covers_canvas = False
+
+    def __init__(self, rig, box: tuple[int, int, int, int], canvas_h: int, sway_px: float):
+        from renderer.rig import RigRenderer
+
+        bx, by, bw, bh = box
+        rw, rh = rig.size
+        rig.scale = canvas_h / 720
+        # Hang the rig a little below the box so swaying never shows its cut-off bottom edge.
+        under = math.ceil(sway_px * rig.scale * 0.5) + 2
+        x = bx + (bw - rw) // 2
+        y = by + bh - rh + under
+        self.renderer = RigRenderer(rig, x, y)
+
+    def render_into(self, canvas: np.ndarray, state: FrameState, pose: Pose) -> None:
+        self.renderer.render_into(canvas, state, pose)
+
+
+def _rig_height(box: tuple[int, int, int, int], aspect: float) -> int:
+    """Tallest rig of width/height `aspect` that fits the box (plus a few px hanging below)."""
+    _, _, bw, bh = box
+    return int(min(bh, bw / aspect)) + 4
+
+
+def build_avatar(
+    cfg: AvatarConfig, width: int, height: int, fps: int, *, base_dir: Path | None = None
+) -> CompositeAvatar:
+    """Load and precompute everything for a room's avatar; raises AvatarError naming key and file on bad input."""
+    if width < 64 or height < 64 or width % 2 or height % 2:
+        raise AvatarError(f"canvas {width}x{height}: expected even sizes of at least 64 px")
+    cv2.setNumThreads(1)  # one room, one core: OpenCV's own threads would fight the encoder's
+    box = avatar_box(cfg, width, height)
+    figure: Figure
+    if cfg.kind == "builtin":
+        from renderer.builtin import build_builtin_rig
+
+        figure = RigFigure(build_builtin_rig(cfg.style, _rig_height(box, 0.8)), box, height, cfg.idle.sway_px)
+    elif cfg.kind == "sprite":
+        from renderer.sprite import load_sprite_rig
+
+        assert cfg.path is not None
+        rig = load_sprite_rig(resolve_path(cfg.path, base_dir), box)
+        figure = RigFigure(rig, box, height, cfg.idle.sway_px)
+    else:
+        from renderer.portrait import PortraitFigure
+
+        assert cfg.path is not None
+        figure = PortraitFigure(resolve_path(cfg.path, base_dir), cfg.face_box, box, width, height, cfg)
+    background = Background(cfg.background, width, height, fps, base_dir)
+    overlays = Overlays(cfg.overlays, width, height, base_dir)
+    return CompositeAvatar(cfg, width, height, fps, figure, background, overlays)

@@ -1,0 +1,217 @@
+"""Text overlays: finding a font that can draw Chinese, wrapping, and rendering captions to cached layers."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import shutil
+import subprocess
+import unicodedata
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from renderer.config import parse_colour
+from renderer.layers import Layer
+
+log = logging.getLogger(__name__)
+
+# Checked in this order after fontconfig: where Debian, Fedora, Arch and macOS put common CJK fonts.
+_KNOWN_CJK = (
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    "/System/Library/Fonts/PingFang.ttc",
+)
+_PROBE = "中国字"
+
+
+def _glyph(font: ImageFont.FreeTypeFont, ch: str) -> np.ndarray:
+    img = Image.new("L", (64, 64), 0)
+    ImageDraw.Draw(img).text((8, 4), ch, font=font, fill=255)
+    return np.asarray(img)
+
+
+def font_renders_cjk(path: str | Path) -> bool:
+    """True when the font draws distinct, non-empty glyphs for Chinese characters (not boxes/tofu)."""
+    try:
+        font = ImageFont.truetype(str(path), 40)
+    except OSError:
+        return False
+    glyphs = [_glyph(font, ch) for ch in _PROBE]
+    if any(g.max() == 0 for g in glyphs):
+        return False
+    # A missing glyph is drawn as the same .notdef box for every character.
+    return not all(np.array_equal(glyphs[0], g) for g in glyphs[1:])
+
+
+def _fc(args: list[str]) -> list[str]:
+    exe = shutil.which(args[0])
+    if exe is None:
+        return []
+    try:
+        out = subprocess.run([exe, *args[1:]], capture_output=True, text=True, timeout=10, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [line.split(":")[0].strip() for line in out.splitlines() if line.strip()]
+
+
+@functools.cache
+def find_cjk_font() -> Path | None:
+    """A font file that renders Chinese: fontconfig's choice for zh-cn, any zh font, then known paths."""
+    candidates = _fc(["fc-match", "-f", "%{file}\n", ":lang=zh-cn"])
+    candidates += sorted(
+        _fc(["fc-list", ":lang=zh", "file"]), key=lambda p: ("Sans" not in p and "Hei" not in p, p)
+    )
+    candidates += list(_KNOWN_CJK)
+    seen: set[str] = set()
+    for c in candidates:
+        if c in seen or not c or not Path(c).is_file():
+            continue
+        seen.add(c)
+        if font_renders_cjk(c):
+            return Path(c)
+    return None
+
+
+def _is_wide(ch: str) -> bool:
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def _tokens(text: str) -> list[str]:
+    """Wrap units: each CJK character alone; runs of other characters as words (with their trailing space)."""
+    out: list[str] = []
+    word = ""
+    for ch in text:
+        if _is_wide(ch):
+            if word:
+                out.append(word)
+                word = ""
+            out.append(ch)
+        else:
+            word += ch
+            if ch == " ":
+                out.append(word)
+                word = ""
+    if word:
+        out.append(word)
+    return out
+
+
+# Characters that must not start a line (closing punctuation) in Chinese typesetting.
+_NO_START = set("，。！？、；：）》」』”’,.!?;:)")
+
+
+def wrap(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> list[str]:
+    lines: list[str] = []
+    cur = ""
+    for tok in _tokens(" ".join(text.split())):
+        cand = cur + tok
+        if cur and font.getlength(cand.rstrip()) > max_width and tok[0] not in _NO_START:
+            lines.append(cur.rstrip())
+            cur = tok.lstrip()
+        else:
+            cur = cand
+    if cur.strip():
+        lines.append(cur.rstrip())
+    return lines
+
+
+class TextStyle:
+    def __init__(self, colour: str, outline: str | None, box: str | None, size: int):
+        self.colour = parse_colour(colour)
+        self.outline = parse_colour(outline) if outline else None
+        self.box = parse_colour(box) if box else None
+        self.size = size
+
+
+class TextRenderer:
+    """Renders captions to premultiplied layers, cached: a subtitle changes once per sentence, not per frame."""
+
+    def __init__(self, font_path: Path | None, cache_size: int = 32):
+        self.font_path = font_path
+        self._fonts: dict[int, ImageFont.FreeTypeFont | ImageFont.ImageFont] = {}
+        self._cache: OrderedDict[tuple[object, ...], Layer] = OrderedDict()
+        self._cache_size = cache_size
+
+    def font(self, size: int) -> ImageFont.FreeTypeFont:
+        f = self._fonts.get(size)
+        if f is None:
+            f = (
+                ImageFont.truetype(str(self.font_path), size)
+                if self.font_path
+                else ImageFont.load_default(size)
+            )
+            self._fonts[size] = f
+        return f  # type: ignore[return-value]
+
+    def render(self, text: str, style: TextStyle, max_width: int, max_lines: int = 1) -> Layer:
+        """The caption as a layer at (0, 0): text wrapped to max_width, shrunk then ellipsized to max_lines."""
+        key = (text, id(style), max_width, max_lines)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        layer = self._draw(text, style, max_width, max_lines)
+        self._cache[key] = layer
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return layer
+
+    def _draw(self, text: str, style: TextStyle, max_width: int, max_lines: int) -> Layer:
+        size = style.size
+        pad = max(2, size // 4)
+        inner = max(8, max_width - 2 * pad)
+        font = self.font(size)
+        lines = wrap(text, font, inner)
+        while len(lines) > max_lines and size > style.size * 0.7:
+            size = int(size * 0.9)
+            font = self.font(size)
+            lines = wrap(text, font, inner)
+        if len(lines) > max_lines:
+            lines = lines[:max_lines]
+            last = lines[-1]
+            while last and font.getlength(last + "…") > inner:
+                last = last[:-1]
+            lines[-1] = last + "…"
+        stroke = max(1, size // 14) if style.outline else 0
+        asc, desc = font.getmetrics()
+        line_h = asc + desc + stroke * 2
+        text_w = max((int(font.getlength(ln)) for ln in lines), default=0) + 2 * stroke
+        w = min(max_width, text_w + 2 * pad)
+        h = line_h * len(lines) + 2 * pad
+        fill = Image.new("L", (w, h), 0)
+        outline = Image.new("L", (w, h), 0)
+        df, do = ImageDraw.Draw(fill), ImageDraw.Draw(outline)
+        for i, ln in enumerate(lines):
+            x = (w - int(font.getlength(ln))) // 2
+            y = pad + i * line_h + stroke
+            if stroke:
+                do.text((x, y), ln, font=font, fill=255, stroke_width=stroke, stroke_fill=255)
+            df.text((x, y), ln, font=font, fill=255)
+        # Composite plate, outline and text in straight-alpha float, then premultiply once.
+        rgb = np.zeros((h, w, 3), np.float32)
+        alpha = np.zeros((h, w, 1), np.float32)
+
+        def over(colour: tuple[int, int, int, int], cover: np.ndarray) -> None:
+            nonlocal rgb, alpha
+            a = cover[..., None] * (colour[3] / 255.0)
+            rgb = rgb * (1 - a) + np.array(colour[:3], np.float32) * a
+            alpha = alpha * (1 - a) + a
+
+        if style.box:
+            plate = Image.new("L", (w, h), 0)
+            ImageDraw.Draw(plate).rounded_rectangle((0, 0, w - 1, h - 1), radius=pad, fill=255)
+            over(style.box, np.asarray(plate, np.float32) / 255)
+        if style.outline:
+            over(style.outline, np.asarray(outline, np.float32) / 255)
+        over(style.colour, np.asarray(fill, np.float32) / 255)
+        # rgb here is colour blended over black with coverage alpha: exactly the premultiplied colour.
+        premul = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
+        inv = np.repeat(np.clip(np.rint(255 - alpha * 255), 0, 255).astype(np.uint8), 3, axis=2)
+        return Layer(premul, inv)
