@@ -133,6 +133,8 @@ class TalkConfig(Model):
     file: Path | None = None  # YAML talk track
     variables: dict[str, str] = Field(default_factory=dict)  # override the file's variables
     max_ahead: int = Field(1, ge=1, le=5)  # script lines handed out and not yet spoken
+    gap_s: float = Field(1.5, ge=0)  # silence after the last line before a script line starts
+    chars_per_s: float = Field(4.5, gt=0)  # speaking rate used to estimate when a line is over
 
 
 class AuditConfig(Model):
@@ -160,4 +162,6 @@ class BrainConfig(Model):
         default_factory=lambda: ["这个问题我先记下来，稍后再给大家详细说明哦。", "好问题！我确认一下再告诉你。"],
         min_length=1,
     )
+    # Replies to chit-chat (not a question) when neither the KB nor an LLM has anything; {name} = viewer.
+    chit_chat_lines: list[str] = Field(default_factory=lambda: ["谢谢{name}的支持！", "欢迎{name}，有问题随时问我哦。"])
     max_sentence_chars: int = Field(60, ge=8, le=400)
