@@ -30,7 +30,8 @@ _SECRET_KEYS = (
 _KV = re.compile(
     r"(?P<k>\b" + _SECRET_KEYS + r")(?P<sep>\"?\s*[:=]\s*\"?)(?P<v>[^\s\"'&,;}]+)", re.I
 )
-_BEARER = re.compile(r"\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+", re.I)
+# An Authorization value; credentials are long, so prose like "the token was refused" stays readable.
+_BEARER = re.compile(r"\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}", re.I)
 
 _registry_lock = threading.Lock()
 _secrets: set[str] = set()
