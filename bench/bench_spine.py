@@ -1,0 +1,143 @@
+"""Spine throughput and CPU: the room's media path (stage → avatar → encoder → sink) against PyAV encoding alone.
+
+    .venv/bin/python bench/bench_spine.py                 # 1280x720@25, unpaced speed and paced CPU
+    .venv/bin/python bench/bench_spine.py --hour          # + one hour of output unpaced: final A/V end offset
+
+Figures: seconds of output per wall second (unpaced), CPU share of one core (paced, real time), each beside
+the same measurement of PyAV encoding pre-rendered frames alone, and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from broadcaster.clock import MediaClock
+from broadcaster.config import AudioConfig, RecordOutput, VideoConfig
+from broadcaster.lines import Line, LineSource, Utterance
+from broadcaster.output.encoder import Encoder
+from broadcaster.output.sinks import RecordSink
+from broadcaster.stage import Stage
+from renderer.base import FrameState, MouthTrack
+from renderer.config import AvatarConfig
+from renderer.factory import build_avatar
+
+
+def cpu_seconds() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def speech(seconds: float, rate: int, fps: int) -> Utterance:
+    """A voiced-like test signal (pulses through a formant-ish filter) with a moving mouth."""
+    n = int(seconds * rate)
+    t = np.arange(n) / rate
+    env = 0.5 * (1 + np.sin(2 * np.pi * 3 * t))
+    pcm = (0.3 * env * np.sin(2 * np.pi * 220 * t) * np.sin(2 * np.pi * 700 * t)).astype(np.float32)
+    frames = -(-n // (rate // fps))
+    openness = np.clip(np.interp(np.arange(frames), np.arange(frames), env[:: rate // fps][:frames]), 0, 1)
+    track = MouthTrack(openness.astype(np.float32), np.ones(frames, np.uint8))
+    return Utterance(pcm=pcm, mouth=track, text="性能测试：字幕也要渲染。", line=Line("bench", LineSource.SCRIPT,
+                                                                              banner="@观众: 这个多少钱？"))
+
+
+def run_room(seconds: float, paced: bool, video: VideoConfig, audio: AudioConfig, out: Path) -> dict:
+    avatar = build_avatar(AvatarConfig(), video.width, video.height, video.fps)
+    stage = Stage(video.fps, audio.sample_rate)
+    encoder = Encoder(video, audio)
+    sink = RecordSink("bench", RecordOutput(type="record", path=out), encoder, 0)
+    clock = MediaClock("bench", stage, avatar, encoder, [sink], paced=paced)
+    frames_target = int(seconds * video.fps)
+
+    def feeder() -> None:  # speech half of the time, like a busy room
+        while clock.frames < frames_target:
+            if not stage.busy():
+                stage.push(speech(3.0, audio.sample_rate, video.fps))
+            time.sleep(0.5 if paced else 0.01)
+
+    sink.start()
+    c0, w0 = cpu_seconds(), time.monotonic()
+    clock.start()
+    threading.Thread(target=feeder, daemon=True).start()
+    while clock.frames < frames_target:
+        time.sleep(0.01)
+    clock.stop()
+    clock.join()
+    wall, cpu = time.monotonic() - w0, cpu_seconds() - c0
+    sink.close()
+    return {"frames": clock.frames, "late": clock.late_frames, "wall": wall, "cpu": cpu,
+            "audio_end": encoder.audio_samples / audio.sample_rate, "video_end": clock.frames / video.fps}
+
+
+def run_encode_only(seconds: float, paced: bool, video: VideoConfig, audio: AudioConfig) -> dict:
+    avatar = build_avatar(AvatarConfig(), video.width, video.height, video.fps)
+    frames = [avatar.render(FrameState(n=i, fps=video.fps, speaking=True, openness=(i % 10) / 10)) for i in range(50)]
+    encoder = Encoder(video, audio)
+    pcm = np.zeros(audio.sample_rate // video.fps, np.float32)
+    n_total = int(seconds * video.fps)
+    c0, w0 = cpu_seconds(), time.monotonic()
+    for n in range(n_total):
+        encoder.encode(n, frames[n % len(frames)], pcm)
+        if paced:
+            delay = w0 + (n + 1) / video.fps - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+    encoder.flush()
+    return {"frames": n_total, "wall": time.monotonic() - w0, "cpu": cpu_seconds() - c0}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--height", type=int, default=720)
+    ap.add_argument("--hour", action="store_true", help="also render one hour unpaced (small canvas) for A/V offset")
+    args = ap.parse_args()
+    video = VideoConfig(width=args.width, height=args.height, fps=25)
+    audio = AudioConfig()
+    tmp = Path(tempfile.mkdtemp())
+    print(f"# {args.width}x{args.height}@25, x264 {video.preset} threads={video.threads}, {os.cpu_count()} CPUs")
+
+    base = run_encode_only(args.seconds, False, video, audio)
+    room = run_room(args.seconds, False, video, audio, tmp / "unpaced.flv")
+    b_speed = base["frames"] / 25 / base["wall"]
+    r_speed = room["frames"] / 25 / room["wall"]
+    print(f"unpaced  encode-only: {b_speed:6.2f} s of output per s   room: {r_speed:6.2f}   ratio room/encode "
+          f"{r_speed / b_speed:.2f}")
+    print(f"         per frame: encode-only {1000 * base['wall'] / base['frames']:.1f} ms, "
+          f"room {1000 * room['wall'] / room['frames']:.1f} ms")
+
+    base_p = run_encode_only(args.seconds, True, video, audio)
+    room_p = run_room(args.seconds, True, video, audio, tmp / "paced.flv")
+    b_cpu = 100 * base_p["cpu"] / base_p["wall"]
+    r_cpu = 100 * room_p["cpu"] / room_p["wall"]
+    print(f"paced    encode-only CPU: {b_cpu:5.1f}% of one core   room CPU: {r_cpu:5.1f}%   "
+          f"ratio {r_cpu / b_cpu:.2f}   late frames {room_p['late']}/{room_p['frames']}   budget 40%")
+    print(f"         A/V end offset after {room_p['video_end']:.0f}s: "
+          f"{1000 * (room_p['audio_end'] - room_p['video_end']):+.1f} ms")
+
+    if args.hour:
+        small = VideoConfig(width=320, height=180, fps=25, bitrate_kbps=300)
+        hour = run_room(3600, False, small, audio, tmp / "hour.flv")
+        from tests.support.media import probe
+
+        p = probe(str(tmp / "hour.flv"), decode_video=False)
+        v_end = p.video.packets[-1][0] + 1 / 25
+        a_end = p.audio.packets[-1][0] + p.audio.packets[-1][3]
+        print(f"one hour unpaced (320x180): {hour['frames']} frames in {hour['wall']:.0f}s wall; "
+              f"clock A/V end offset {1000 * (hour['audio_end'] - hour['video_end']):+.1f} ms; "
+              f"in the file: audio end - video end = {1000 * (a_end - v_end):+.1f} ms (one frame = 40 ms)")
+
+
+if __name__ == "__main__":
+    main()
