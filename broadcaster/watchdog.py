@@ -47,34 +47,32 @@ def update_process_metrics() -> None:
 
 @dataclass(frozen=True, slots=True)
 class Health:
-    """One look at every room: which are on air and which clocks have stalled."""
+    """One look at every room: which are on air, which clocks have stalled, which are off air."""
 
     rooms: int
     on_air: tuple[str, ...]
     stalled: tuple[tuple[str, float], ...]  # (room id, seconds since its clock last ticked)
-
-    @property
-    def all_on_air(self) -> bool:
-        return self.rooms > 0 and len(self.on_air) == self.rooms
+    off_air: tuple[str, ...] = ()
 
     @property
     def healthy(self) -> bool:
-        return self.all_on_air and not self.stalled
+        return self.rooms > 0 and len(self.on_air) == self.rooms
 
     def describe(self) -> str:
         if self.rooms == 0:
             return "no rooms"
-        if self.stalled:
-            worst = ", ".join(f"{rid} stalled {age:.1f}s" for rid, age in self.stalled)
-            return f"{len(self.on_air)}/{self.rooms} rooms on air; {worst}"
-        if not self.all_on_air:
-            return f"starting: {len(self.on_air)}/{self.rooms} rooms on air"
-        return f"{self.rooms} room{'s' if self.rooms != 1 else ''} on air"
+        if self.healthy:
+            return f"{self.rooms} room{'s' if self.rooms != 1 else ''} on air"
+        parts = [f"{len(self.on_air)}/{self.rooms} rooms on air"]
+        parts += [f"{rid} stalled {age:.1f}s" for rid, age in self.stalled]
+        parts += [f"{rid} off air" for rid in self.off_air]
+        return "; ".join(parts)
 
 
 def check_rooms(rooms: Mapping[str, _Room], stall_after_s: float) -> Health:
     on_air: list[str] = []
     stalled: list[tuple[str, float]] = []
+    off_air: list[str] = []
     for room_id, room in list(rooms.items()):
         try:
             age = float(room.clock_age())
@@ -84,13 +82,12 @@ def check_rooms(rooms: Mapping[str, _Room], stall_after_s: float) -> Health:
             stalled.append((room_id, float("inf")))
             continue
         if not live:
-            continue
-        if age >= stall_after_s:
+            off_air.append(room_id)
+        elif age >= stall_after_s:
             stalled.append((room_id, age))
         else:
             on_air.append(room_id)
-    metrics.ROOMS_ON_AIR.set(len(on_air))
-    return Health(len(rooms), tuple(on_air), tuple(stalled))
+    return Health(len(rooms), tuple(on_air), tuple(stalled), tuple(off_air))
 
 
 class Watchdog:
@@ -158,8 +155,8 @@ class Watchdog:
         if health.healthy:
             self.notifier.watchdog()
             self.pings += 1
-        elif health.stalled and self._last_status != status:
-            log.error("media clock stalled, withholding watchdog pings: %s", status)
+        elif self._last_status != status:
+            log.error("not every room is on air, withholding watchdog pings: %s", status)
         if status != self._last_status:
             self.notifier.status(status)
             self._last_status = status
