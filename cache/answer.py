@@ -268,7 +268,17 @@ class AnswerCache:
         await self.store.set(self._index_key, json.dumps(index, ensure_ascii=False).encode(), ttl_s)
 
     async def _read_index(self) -> list[list[Any]]:
-        raw = await self.store.get(self._index_key)
+        # The index changes with every daemon's put: read it from the shared primary when there is
+        # one (a memory copy in front of Redis would hide other daemons' questions until it expires).
+        raw = None
+        primary = getattr(self.store, "primary", None)
+        if primary is not None and getattr(self.store, "primary_up", False):
+            try:
+                raw = await asyncio.wait_for(primary.get(self._index_key), 1.0)
+            except Exception:
+                raw = await self.store.get(self._index_key)
+        else:
+            raw = await self.store.get(self._index_key)
         if not raw:
             return []
         try:

@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 
 _SUFFIXES = (".md", ".markdown", ".yaml", ".yml", ".txt")
 _TOKEN_OK = re.compile(r"[0-9a-z\u3400-\u9fff]")
+CHAR_MARK = "\x01"
+CHAR_WEIGHT = 0.3
 _CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
 # Words that say nothing about which passage is meant.
 STOPWORDS = frozenset(
@@ -83,9 +85,9 @@ def _jieba() -> Any:
 def tokenize(text: str) -> list[str]:
     """jieba search-mode tokens of the normalized text, without punctuation and stop words.
 
-    Multi-character Chinese words also contribute their single characters, so "退货" still finds
-    "退换货" and "颜色" finds "颜色选择" when jieba cuts them differently; IDF keeps the common
-    characters cheap.
+    Multi-character Chinese words also contribute their single characters (marked with CHAR_MARK
+    and weighted CHAR_WEIGHT in scoring), so "退货" still finds "退换货" when jieba cuts them
+    differently, while whole-word matches still decide the ranking.
     """
     jieba = _jieba()
     out: list[str] = []
@@ -94,7 +96,7 @@ def tokenize(text: str) -> list[str]:
             continue
         out.append(t)
         if len(t) > 1 and _CJK_WORD.fullmatch(t):
-            out.extend(c for c in t if c not in STOPWORDS)
+            out.extend(CHAR_MARK + c for c in t if c not in STOPWORDS)
     return out
 
 
@@ -279,7 +281,8 @@ class BM25Index:
         # something the KB never mentions scores a low match.
         n = len(self.passages)
         unknown_idf = math.log(1 + (n - 1 + 0.5) / 1.5)
-        total_idf = sum(self._idf.get(t, unknown_idf) for t in terms)
+        weights = {t: CHAR_WEIGHT if t.startswith(CHAR_MARK) else 1.0 for t in terms}
+        total_idf = sum(self._idf.get(t, unknown_idf) * weights[t] for t in terms)
         scores = np.zeros(n)
         covered = np.zeros(n)
         for t in terms:
@@ -287,7 +290,7 @@ class BM25Index:
             if post is None:
                 continue
             ids, tfs = post
-            idf = self._idf[t]
+            idf = self._idf[t] * weights[t]
             scores[ids] += idf * tfs * (self.k1 + 1) / (tfs + self._norm[ids])
             covered[ids] += idf
         if k >= n:

@@ -1,0 +1,68 @@
+"""Moderation: every evasion variant of a listed word is caught; clean near-misses pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from broadcaster.brain.config import ModerationConfig
+from broadcaster.brain.moderation import GLOBAL_WORDS, build_moderator, moderator_from_config
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return build_moderator(["台独", "加微信", "刷单"], use_global=True, words_file=None, allow=["刷单机"],
+                           pinyin=True, action="drop")
+
+
+EVASIONS = {
+    "傻逼": ["你个傻逼", "傻 逼", "傻*逼", "傻1逼", "傻_逼", "ｓｈａｂｉ", "sha bi", "SHA-BI", "ShaBi", "沙比", "煞笔", "傻\u200b逼"],
+    "台独": ["臺獨", "台 独", "台.独", "tai du", "抬读"],
+    "加微信": ["加 微 信", "家薇信", "jia wei xin", "加威信", "加薇信领红包"],
+    "操你妈": ["操 你 妈", "caonima", "草拟吗", "CAO NI MA"],
+    "fuck": ["f u c k", "F.U.C.K", "fuuck you".replace("uu", "u"), "Fｕｃｋ", "fucking"],
+    "shit": ["sh1t", "s h i t", "$hit", "sh!t"],
+    "刷单": ["刷 单 返现", "唰单"],
+}
+
+
+@pytest.mark.parametrize(("word", "text"), [(w, t) for w, ts in EVASIONS.items() for t in ts])
+def test_evasion_is_caught(mod, word: str, text: str) -> None:
+    v = mod.check(text)
+    assert not v.ok, f"{text!r} slipped through"
+    assert word in v.matched
+    assert v.action == "drop"
+
+
+NEAR_MISSES = [
+    "傻笑", "这个杯子怎么样", "沙发比较软吗", "classic", "加一个杯套", "加一只", "微信支付可以吗", "独立包装",
+    "台灯", "毒舌主播", "博物馆", "赌气", "shabby chic", "ass", "pass the cup", "刷单机是什么", "保温杯多少钱",
+    "cocktail", "scunthorpe", "", "！！！",
+]
+
+
+@pytest.mark.parametrize("text", NEAR_MISSES)
+def test_clean_near_miss_passes(mod, text: str) -> None:
+    assert mod.check(text).ok, mod.check(text).describe()
+
+
+def test_global_list_can_be_turned_off_and_words_file_read(tmp_path: Path) -> None:
+    words = tmp_path / "words.txt"
+    words.write_text("# room list\n保温壶\n\n", encoding="utf-8")
+    m = moderator_from_config(ModerationConfig(use_global=False, words_file=Path("words.txt"), action="hold"), tmp_path)
+    assert m.check("傻逼").ok  # global list off
+    v = m.check("保 温 壶")
+    assert not v.ok and v.action == "hold" and v.matched == ("保温壶",)
+    assert "blocked" in v.describe() and "保温壶" in v.describe()
+
+
+def test_pinyin_matching_can_be_disabled() -> None:
+    m = build_moderator([], use_global=True, words_file=None, allow=[], pinyin=False, action="drop")
+    assert m.check("傻逼").ok is False
+    assert m.check("沙比").ok  # homophone only caught with pinyin on
+
+
+def test_global_list_is_nonempty_and_every_word_blocks_itself(mod) -> None:
+    for w in GLOBAL_WORDS:
+        assert not mod.check(w).ok, w
