@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import generate_latest
 
 from broadcaster import metrics
 from broadcaster.config import AdminConfig
@@ -30,6 +30,9 @@ from broadcaster.watchdog import check_rooms, update_process_metrics
 
 log = logging.getLogger(__name__)
 
+# The classic text format generate_latest() writes; stated explicitly because newer prometheus_client
+# versions advertise 1.0.0, which Prometheus 2.x servers do not know.
+METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 MAX_BODY_BYTES = 16 * 1024  # the API takes short JSON bodies only; anything bigger is refused unread
 MAX_SAY_CHARS = 500
 TOKEN_FILE = "admin.token"
@@ -230,7 +233,7 @@ async def readyz(request: web.Request) -> web.Response:
 async def metrics_view(request: web.Request) -> web.Response:
     update_process_metrics()
     body = generate_latest(metrics.REGISTRY)
-    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+    return web.Response(body=body, headers={"Content-Type": METRICS_CONTENT_TYPE})
 
 
 async def rooms_view(request: web.Request) -> web.Response:
