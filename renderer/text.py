@@ -183,7 +183,7 @@ class TextRenderer:
         asc, desc = font.getmetrics()
         line_h = asc + desc + stroke * 2
         text_w = max((int(font.getlength(ln)) for ln in lines), default=0) + 2 * stroke
-        w = min(max_width, text_w + 2 * pad)
+        w = min(max_width + size, text_w + 2 * pad)  # room for hanging closing punctuation
         h = line_h * len(lines) + 2 * pad
         fill = Image.new("L", (w, h), 0)
         outline = Image.new("L", (w, h), 0)

@@ -1,0 +1,132 @@
+"""Bad avatar input fails at load with an error naming the key, the file and what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import yaml
+from conftest import FPS
+from faces import write_sprite_set
+from pydantic import ValidationError
+
+from renderer.base import FrameState, Viseme
+from renderer.config import AvatarConfig
+from renderer.errors import AvatarError
+from renderer.factory import build_avatar
+
+
+def _faceless(tmp_path: Path) -> Path:
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = np.linspace(40, 200, 640, dtype=np.uint8)[None, :, None]
+    cv2.circle(img, (320, 240), 60, (90, 160, 90), -1)  # a green disc, nothing face-like
+    path = tmp_path / "no face.jpg"
+    cv2.imwrite(str(path), img)
+    return path
+
+
+def test_portrait_without_face_names_file_and_face_box(tmp_path: Path) -> None:
+    path = _faceless(tmp_path)
+    with pytest.raises(AvatarError) as err:
+        build_avatar(AvatarConfig(kind="portrait", path=path), 854, 480, FPS)
+    msg = str(err.value)
+    assert str(path) in msg and "face_box" in msg and "no face" in msg
+
+
+def test_portrait_with_face_box_needs_no_detection(tmp_path: Path) -> None:
+    path = _faceless(tmp_path)
+    av = build_avatar(AvatarConfig(kind="portrait", path=path, face_box=(260, 170, 120, 140)), 854, 480, FPS)
+    closed = av.render(FrameState(n=0, fps=FPS))
+    opened = av.render(FrameState(n=0, fps=FPS, openness=1.0, viseme=Viseme.A))
+    ys, xs = np.nonzero(cv2.absdiff(opened, closed).max(axis=2) > 25)
+    assert ys.size > 100
+    # The change sits in the lower half of the configured face (scaled 480/480, offset (107, 0)).
+    assert 170 + 0.5 * 140 < np.median(ys) < 170 + 1.5 * 140
+    assert abs(np.median(xs) - (107 + 320)) < 30
+
+
+def test_face_box_outside_photo(tmp_path: Path) -> None:
+    path = _faceless(tmp_path)
+    with pytest.raises(AvatarError, match=r"avatar\.face_box .* outside the photo"):
+        build_avatar(AvatarConfig(kind="portrait", path=path, face_box=(600, 400, 100, 100)), 854, 480, FPS)
+
+
+def test_missing_and_unreadable_files(tmp_path: Path) -> None:
+    with pytest.raises(AvatarError, match=r"avatar\.path: file .*nope\.png.* does not exist"):
+        build_avatar(AvatarConfig(kind="portrait", path=Path("nope.png")), 854, 480, FPS, base_dir=tmp_path)
+    (tmp_path / "text.png").write_text("not an image")
+    with pytest.raises(AvatarError, match="not an image"):
+        build_avatar(AvatarConfig(kind="portrait", path=Path("text.png")), 854, 480, FPS, base_dir=tmp_path)
+    with pytest.raises(AvatarError, match=r"avatar\.background\.path: file .*bg\.png"):
+        build_avatar(AvatarConfig(background={"kind": "image", "path": "bg.png"}), 854, 480, FPS, base_dir=tmp_path)
+    with pytest.raises(AvatarError, match=r"avatar\.overlays\.logo\.path: file .*logo\.png"):
+        build_avatar(AvatarConfig(overlays={"logo": {"path": "logo.png"}}), 854, 480, FPS, base_dir=tmp_path)
+    with pytest.raises(AvatarError, match=r"avatar\.overlays\.subtitle\.font: file .*font\.ttf"):
+        build_avatar(AvatarConfig(overlays={"subtitle": {"font": "font.ttf"}}), 854, 480, FPS, base_dir=tmp_path)
+
+
+def test_config_checks_files_when_the_loader_gives_the_folder(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match=r"file .*missing\.jpg.* does not exist"):
+        AvatarConfig.model_validate({"kind": "portrait", "path": "missing.jpg"}, context={"base_dir": tmp_path})
+    with pytest.raises(ValidationError, match="needs 'path'"):
+        AvatarConfig.model_validate({"kind": "sprite"})
+    with pytest.raises(ValidationError, match="colour like"):
+        AvatarConfig.model_validate({"background": {"colour": "blue"}})
+    with pytest.raises(ValidationError, match="blink_min_s"):
+        AvatarConfig.model_validate({"idle": {"blink_min_s": 7, "blink_max_s": 3}})
+    with pytest.raises(ValidationError, match="lead_frames"):
+        AvatarConfig.model_validate({"lead_frames": 2})
+    with pytest.raises(ValidationError, match="Extra inputs"):
+        AvatarConfig.model_validate({"kindd": "builtin"})
+
+
+def test_room_config_error_names_the_avatar_key(tmp_path: Path) -> None:
+    from broadcaster.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError) as err:
+        parse_config({"rooms": [{"id": "r1", "avatar": {"kind": "portrait"}}]}, tmp_path / "rooms.yaml")
+    assert "rooms[0].avatar" in str(err.value) and "path" in str(err.value)
+
+
+def test_sprite_manifest_missing_viseme_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    write_sprite_set(folder, drop="O")
+    with pytest.raises(AvatarError) as err:
+        build_avatar(AvatarConfig(kind="sprite", path=folder), 854, 480, FPS)
+    msg = str(err.value)
+    assert "manifest.yaml" in msg and "'O'" in msg and "viseme" in msg
+
+
+def test_sprite_manifest_problems_are_named(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    write_sprite_set(folder)
+    manifest = yaml.safe_load((folder / "manifest.yaml").read_text())
+
+    def broken(change) -> str:
+        m = yaml.safe_load(yaml.safe_dump(manifest))
+        change(m)
+        (folder / "manifest.yaml").write_text(yaml.safe_dump(m))
+        with pytest.raises(AvatarError) as err:
+            build_avatar(AvatarConfig(kind="sprite", path=folder), 854, 480, FPS)
+        return str(err.value)
+
+    assert "mouths.A" in broken(lambda m: m["mouths"].update(A="gone.png")) and "gone.png" in broken(
+        lambda m: m["mouths"].update(A="gone.png")
+    )
+    assert "'closed'" in broken(lambda m: m["eyes"].pop("closed"))
+    assert "unknown key" in broken(lambda m: m.update(mouth={}))
+    assert "'base'" in broken(lambda m: m.pop("base"))
+    small = np.zeros((10, 10, 4), np.uint8)
+    cv2.imwrite(str(folder / "tiny.png"), small)
+    msg = broken(lambda m: m["eyes"].update(open="tiny.png"))
+    assert "eyes.open" in msg and "10x10" in msg and "base's size" in msg
+    (folder / "manifest.yaml").unlink()
+    with pytest.raises(AvatarError, match=r"has no manifest\.yaml"):
+        build_avatar(AvatarConfig(kind="sprite", path=folder), 854, 480, FPS)
+
+
+def test_canvas_must_be_even() -> None:
+    with pytest.raises(AvatarError, match="even"):
+        build_avatar(AvatarConfig(), 853, 480, FPS)

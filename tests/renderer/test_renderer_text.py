@@ -1,0 +1,106 @@
+"""Subtitles: a CJK font is found, Chinese renders as glyphs (not boxes), wrapping, caching, warnings."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+
+import cv2
+import numpy as np
+import pytest
+from conftest import FPS
+
+from renderer import overlays, text
+from renderer.base import FrameState
+from renderer.config import AvatarConfig
+from renderer.factory import build_avatar
+
+
+def _require_cjk_font():
+    font = text.find_cjk_font()
+    if font is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("no font that renders Chinese is installed (CI must install fonts-wqy-microhei)")
+        pytest.skip("no CJK font installed here")
+    return font
+
+
+def _subtitle_ink(av, s: str) -> np.ndarray:
+    """The subtitle strip of a frame with subtitle `s`, minus the same frame without it."""
+    base = av.render(FrameState(n=0, fps=FPS))
+    with_sub = av.render(FrameState(n=0, fps=FPS, subtitle=s))
+    return cv2.absdiff(with_sub, base).max(axis=2)
+
+
+def test_chinese_subtitle_renders_glyphs_not_boxes() -> None:
+    _require_cjk_font()
+    # No plate and no outline: the difference is the glyph ink alone.
+    av = build_avatar(AvatarConfig(overlays={"subtitle": {"box": None, "outline": "#ffffff"}}), 1280, 720, FPS)
+    inks = {ch: _subtitle_ink(av, ch) > 40 for ch in "一田口中"}
+    # A missing glyph is the same box for every character; real glyphs differ from each other.
+    chars = list(inks)
+    for i, a in enumerate(chars):
+        for b in chars[i + 1 :]:
+            assert not np.array_equal(inks[a], inks[b]), (a, b)
+    amount = {ch: int(m.sum()) for ch, m in inks.items()}
+    assert amount["一"] > 0
+    assert amount["一"] * 2 < amount["田"], amount  # one stroke has far less ink than a boxed grid
+    # 一 is one horizontal stroke: its ink spans few rows and many columns.
+    ys, xs = np.nonzero(inks["一"])
+    assert (ys.max() - ys.min()) * 3 < (xs.max() - xs.min())
+
+
+def test_found_font_is_fontconfigs_choice_when_available() -> None:
+    font = _require_cjk_font()
+    assert text.font_renders_cjk(font)
+    if os.path.exists("/usr/bin/fc-list"):
+        listed = subprocess.run(["fc-list", ":lang=zh", "file"], capture_output=True, text=True).stdout
+        assert str(font) in listed
+
+
+def test_warns_when_no_font_can_render_chinese(monkeypatch, caplog) -> None:
+    monkeypatch.setattr(overlays, "find_cjk_font", lambda: None)
+    with caplog.at_level(logging.WARNING, logger="renderer.overlays"):
+        av = build_avatar(AvatarConfig(), 854, 480, FPS)
+    assert any("can render Chinese" in r.getMessage() for r in caplog.records)
+    frame = av.render(FrameState(n=0, fps=FPS, subtitle="still draws latin text"))
+    assert frame.shape == (480, 854, 3)
+
+
+def test_configured_latin_only_font_warns(caplog, tmp_path) -> None:
+    out = subprocess.run(["fc-match", "-f", "%{file}", "DejaVu Sans"], capture_output=True, text=True, check=False)
+    font = out.stdout.strip()
+    if not font or text.font_renders_cjk(font):
+        if os.environ.get("CI") == "true":
+            pytest.fail("no Latin-only font found to test the warning (fonts-dejavu-core)")
+        pytest.skip("no Latin-only font here")
+    with caplog.at_level(logging.WARNING, logger="renderer.overlays"):
+        build_avatar(AvatarConfig(overlays={"subtitle": {"font": font}}), 854, 480, FPS)
+    assert any("cannot render Chinese" in r.getMessage() for r in caplog.records)
+
+
+def test_wrap_and_ellipsis() -> None:
+    _require_cjk_font()
+    r = text.TextRenderer(text.find_cjk_font())
+    font = r.font(30)
+    lines = text.wrap("这是一个很长的句子，" * 8, font, 400)
+    assert len(lines) > 2
+    # Closing punctuation never starts a line; it may hang past the edge instead.
+    assert not any(ln.startswith("，") for ln in lines)
+    assert all(font.getlength(ln.rstrip("，")) <= 400 for ln in lines)
+    words = text.wrap("hello wonderful world of live streaming", font, 200)
+    assert all(w in " ".join(words).split() for w in ["hello", "wonderful", "world"])  # words kept whole
+    style = text.TextStyle("#ffffff", "#000000", "#00000080", 30)
+    layer = r.render("这是一个很长的句子，" * 8, style, 400, max_lines=2)
+    assert layer.h < 30 * 3 + 30  # at most two lines (plus padding)
+
+
+def test_subtitle_layers_are_cached() -> None:
+    av = build_avatar(AvatarConfig(), 854, 480, FPS)
+    ov = av.overlays
+    a, _, _ = ov.subtitle_layer("同一句话")
+    b, _, _ = ov.subtitle_layer("同一句话")
+    assert a is b  # drawn once per sentence, reused every frame
+    c, _, _ = ov.subtitle_layer("下一句")
+    assert c is not a
