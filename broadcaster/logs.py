@@ -1,16 +1,14 @@
-"""Structured logs: JSON lines on stdout for journald, a redactor that hides stream keys and tokens, the audit log."""
+"""Structured logs: JSON lines on stdout for journald, and a redactor that hides stream keys, tokens and cookies."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
 import logging
-import logging.handlers
 import re
 import sys
 import threading
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import BaseModel, SecretStr
@@ -180,31 +178,3 @@ def setup_logging(level: str = "info", fmt: str = "json", stream: TextIO | None 
     # aiohttp's access log is ours to shape (see admin); keep its noisy internals at warning.
     logging.getLogger("aiohttp.server").setLevel(logging.WARNING)
     return handler
-
-
-def open_audit_log(
-    path: str | Path, *, max_bytes: int = 50 * 1024 * 1024, backups: int = 10, name: str = "virtual-anchor.audit"
-) -> logging.Logger:
-    """A logger that writes JSON lines to a size-rotated file (what was said and why), not to stdout.
-
-    Log a dict as the message: `audit.info({"room": ..., "text": ..., "source": ..., "passages": [...]})`.
-    """
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    logger = logging.getLogger(name)
-    logger.propagate = False
-    logger.setLevel(logging.INFO)
-    for h in list(logger.handlers):
-        logger.removeHandler(h)
-        h.close()
-    handler = logging.handlers.RotatingFileHandler(p, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
-    handler.setFormatter(_AuditFormatter())
-    logger.addHandler(handler)
-    return logger
-
-
-class _AuditFormatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        body = record.msg if isinstance(record.msg, dict) else {"msg": record.getMessage()}
-        entry = {"ts": _dt.datetime.fromtimestamp(record.created, _dt.UTC).isoformat(timespec="milliseconds"), **body}
-        return json.dumps(redact_obj(entry), ensure_ascii=False, default=str)

@@ -11,7 +11,6 @@ import pytest
 from broadcaster.config import parse_config
 from broadcaster.logs import (
     clear_secrets,
-    open_audit_log,
     redact,
     redact_obj,
     register_secrets,
@@ -106,15 +105,3 @@ def test_text_format_is_redacted_too():
     setup_logging("info", "text", stream=buf)
     logging.getLogger("x").warning("key=%s", KEY)
     assert KEY not in buf.getvalue() and "key=***" in buf.getvalue()
-
-
-def test_audit_log_rotates_and_is_json(tmp_path):
-    audit = open_audit_log(tmp_path / "audit" / "said.jsonl", max_bytes=2000, backups=2)
-    for i in range(60):
-        audit.info({"room": "r1", "text": f"第{i}句 answer", "source": "kb", "passages": ["faq#3"]})
-    files = sorted(p.name for p in (tmp_path / "audit").iterdir())
-    assert files == ["said.jsonl", "said.jsonl.1", "said.jsonl.2"]
-    last = [json.loads(x) for x in (tmp_path / "audit" / "said.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert last[-1]["text"] == "第59句 answer" and last[-1]["passages"] == ["faq#3"] and "ts" in last[-1]
-    for h in audit.handlers:
-        h.close()
