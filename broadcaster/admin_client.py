@@ -107,7 +107,7 @@ def _fmt_room(r: dict[str, Any]) -> list[str]:
     for sink in r.get("sinks") or []:
         state = "connected" if sink.get("connected") else "DOWN"
         out.append(f"  sink {sink.get('name')}: {state} reconnects={sink.get('reconnects', 0)} "
-                   f"dropped={sink.get('dropped', 0)}")
+                   f"dropped={sink.get('dropped_packets', sink.get('dropped', 0))}")
     return out
 
 
