@@ -59,6 +59,14 @@ class CompositeAvatar:
         self.overlays = overlays
         self.idle = IdleMotion(cfg.idle, cfg.seed)
 
+    def prepare(self, subtitle: str = "", banner: str = "") -> None:
+        """Draw a coming subtitle/banner into the overlay cache now (thread-safe), so the frame that first
+        shows it costs no more than any other; call it when an utterance is queued."""
+        if subtitle:
+            self.overlays.subtitle_layer(subtitle)
+        if banner:
+            self.overlays.banner_layer(banner)
+
     def render(self, state: FrameState, out: np.ndarray | None = None) -> np.ndarray:
         """Frame `state.n` as BGR uint8 (height, width, 3); a new array unless `out` is given."""
         frame = np.empty((self.height, self.width, 3), np.uint8) if out is None else out
@@ -75,7 +83,7 @@ class RigFigure:
 
     covers_canvas = False
 
-    def __init__(self, rig, box: tuple[int, int, int, int], canvas_h: int, sway_px: float):
+    def __init__(self, rig, box: tuple[int, int, int, int], canvas_h: int, sway_px: float, max_breath: float):
         from renderer.rig import RigRenderer
 
         bx, by, bw, bh = box
@@ -85,7 +93,7 @@ class RigFigure:
         under = math.ceil(sway_px * rig.scale * 0.5) + 2
         x = bx + (bw - rw) // 2
         y = by + bh - rh + under
-        self.renderer = RigRenderer(rig, x, y)
+        self.renderer = RigRenderer(rig, x, y, max_breath)
 
     def render_into(self, canvas: np.ndarray, state: FrameState, pose: Pose) -> None:
         self.renderer.render_into(canvas, state, pose)
@@ -109,13 +117,19 @@ def build_avatar(
     if cfg.kind == "builtin":
         from renderer.builtin import build_builtin_rig
 
-        figure = RigFigure(build_builtin_rig(cfg.style, _rig_height(box, 0.8)), box, height, cfg.idle.sway_px)
+        figure = RigFigure(
+            build_builtin_rig(cfg.style, _rig_height(box, 0.8)),
+            box,
+            height,
+            cfg.idle.sway_px,
+            cfg.idle.breath,
+        )
     elif cfg.kind == "sprite":
         from renderer.sprite import load_sprite_rig
 
         assert cfg.path is not None
         rig = load_sprite_rig(resolve_path(cfg.path, base_dir), box)
-        figure = RigFigure(rig, box, height, cfg.idle.sway_px)
+        figure = RigFigure(rig, box, height, cfg.idle.sway_px, cfg.idle.breath)
     else:
         from renderer.portrait import PortraitFigure
 

@@ -15,11 +15,12 @@ import numpy as np
 
 from renderer.base import FrameState, Viseme
 from renderer.idle import Pose
-from renderer.layers import Layer, blend, copy_rows, row_runs
+from renderer.layers import Layer, blend, row_runs
 
 # Below this openness the mouth shows its closed shape; between it and _OPEN_FULL it crossfades.
 _CLOSED_BELOW = 0.06
 _OPEN_FULL = 0.16
+_BAND = 32  # rows per band when blending the body
 
 
 def premul_layer(bgra_premul: np.ndarray, x: int = 0, y: int = 0, channels: int = 3) -> Layer:
@@ -95,11 +96,17 @@ def _pick(levels: list[Layer], pos: float, mixer: _Mixer) -> Layer:
 class RigRenderer:
     """Draws a Rig into a canvas region at (x, y) for a frame state and an idle pose."""
 
-    def __init__(self, rig: Rig, x: int, y: int):
+    def __init__(self, rig: Rig, x: int, y: int, max_breath: float = 0.05):
         self.rig, self.x, self.y = rig, x, y
-        w, h = rig.size
-        self._work_p = np.empty((h, w, 3), np.uint8)
-        self._work_i = np.empty((h, w, 3), np.uint8)
+        _, h = rig.size
+        # Per band of rows, the columns that hold anything: the body is blended only there. Bands are
+        # widened by the most rows breathing can shift.
+        margin = math.ceil(max_breath * h) + 2
+        covered = rig.base.inv[..., 0] < 255
+        self._bands: list[tuple[int, int] | None] = []
+        for b in range(0, h, _BAND):
+            cols = np.nonzero(covered[max(0, b - margin) : b + _BAND + margin].any(axis=0))[0]
+            self._bands.append((int(cols[0]), int(cols[-1]) + 1) if cols.size else None)
         self._eye_mix = _Mixer(rig.eyes[0])
         self._mouth_mix = _Mixer(rig.mouth_closed)
         self._mouth_mix2 = _Mixer(rig.mouth_closed)
@@ -149,18 +156,29 @@ class RigRenderer:
         ox = self.x + round(pose.dx * s)
         oy = self.y + round(pose.dy * s - bounce)
         breath = pose.breath
-        copy_rows(self._work_p, rig.base.premul, self._runs(breath))
-        copy_rows(self._work_i, rig.base.inv, self._runs(breath))
+        premul, inv = rig.base.premul, rig.base.inv
+        # The body, row run by row run (breathing = a vertical scale about the bottom row), each run
+        # cut into bands and blended only across the band's covered columns.
+        for out0, src0, n in self._runs(breath):
+            r, end = out0, out0 + n
+            while r < end:
+                b = r // _BAND
+                r_end = min(end, (b + 1) * _BAND)
+                cols = self._bands[b]
+                if cols is not None:
+                    c0, c1 = cols
+                    s0 = src0 + r - out0
+                    s1 = s0 + r_end - r
+                    blend(canvas, premul[s0:s1, c0:c1], inv[s0:s1, c0:c1], ox + c0, oy + r)
+                r = r_end
         eyes = self.eyes(pose.blink)
         mouth = self.mouth(state.openness, int(state.viseme))
         if rig.head is None:
-            # No separate head: the features ride on the body, shifted as breathing lifts them.
+            # No separate head: the features ride on the body, lifted as breathing lifts their rows.
             for lay in (eyes, mouth):
                 lift = round(breath * (h - 1 - lay.y))
-                _blend_pair(self._work_p, self._work_i, lay, lay.x, lay.y - lift)
-            blend(canvas, self._work_p, self._work_i, ox, oy)
+                blend(canvas, lay.premul, lay.inv, ox + lay.x, oy + lay.y - lift)
             return
-        blend(canvas, self._work_p, self._work_i, ox, oy)
         hw = self._head_work
         np.copyto(hw, rig.head)
         blend(hw, eyes.premul, eyes.inv, eyes.x, eyes.y)
@@ -181,16 +199,3 @@ class RigRenderer:
         cv2.cvtColor(self._head_warp, cv2.COLOR_BGRA2BGR, dst=self._head_p3)
         cv2.cvtColor(self._head_inv1, cv2.COLOR_GRAY2BGR, dst=self._head_i3)
         blend(canvas, self._head_p3, self._head_i3, ox + hx + ix, oy + hy + iy)
-
-
-def _blend_pair(work_p: np.ndarray, work_i: np.ndarray, lay: Layer, x: int, y: int) -> None:
-    """Composite a premultiplied layer over a (premul, inv) pair: both colour and coverage update."""
-    blend(work_p, lay.premul, lay.inv, x, y)
-    # Coverage: inv_out = inv_dst * inv_src / 255 (the "over" operator on 1 - alpha).
-    h, w = lay.inv.shape[:2]
-    x0, y0 = max(x, 0), max(y, 0)
-    x1, y1 = min(x + w, work_i.shape[1]), min(y + h, work_i.shape[0])
-    if x0 >= x1 or y0 >= y1:
-        return
-    roi = work_i[y0:y1, x0:x1]
-    cv2.multiply(roi, lay.inv[y0 - y : y1 - y, x0 - x : x1 - x], dst=roi, scale=1 / 255)

@@ -6,10 +6,12 @@ import functools
 import logging
 import shutil
 import subprocess
+import threading
 import unicodedata
 from collections import OrderedDict
 from pathlib import Path
 
+import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
@@ -107,16 +109,29 @@ def _tokens(text: str) -> list[str]:
 _NO_START = set("，。！？、；：）》」』”’,.!?;:)")
 
 
+@functools.lru_cache(maxsize=16384)
+def _token_width(font: ImageFont.FreeTypeFont, s: str) -> float:
+    # Captions reuse the same characters all day: measuring each once keeps a new sentence cheap.
+    return float(font.getlength(s))
+
+
 def wrap(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> list[str]:
+    """Greedy line breaking; widths add up per token (kerning across tokens is negligible for captions)."""
     lines: list[str] = []
-    cur = ""
+    cur, cur_w = "", 0.0
+
+    def width(s: str) -> float:
+        return _token_width(font, s)
+
     for tok in _tokens(" ".join(text.split())):
-        cand = cur + tok
-        if cur and font.getlength(cand.rstrip()) > max_width and tok[0] not in _NO_START:
+        tok_w = width(tok.rstrip())
+        if cur and cur_w + tok_w > max_width and tok[0] not in _NO_START:
             lines.append(cur.rstrip())
             cur = tok.lstrip()
+            cur_w = width(cur)
         else:
-            cur = cand
+            cur += tok
+            cur_w += width(tok) if tok != tok.rstrip() else tok_w
     if cur.strip():
         lines.append(cur.rstrip())
     return lines
@@ -138,6 +153,8 @@ class TextRenderer:
         self._fonts: dict[int, ImageFont.FreeTypeFont | ImageFont.ImageFont] = {}
         self._cache: OrderedDict[tuple[object, ...], Layer] = OrderedDict()
         self._cache_size = cache_size
+        # prepare() may run on another thread (the voice's) while the clock thread renders.
+        self._lock = threading.Lock()
 
     def font(self, size: int) -> ImageFont.FreeTypeFont:
         f = self._fonts.get(size)
@@ -153,14 +170,16 @@ class TextRenderer:
     def render(self, text: str, style: TextStyle, max_width: int, max_lines: int = 1) -> Layer:
         """The caption as a layer at (0, 0): text wrapped to max_width, shrunk then ellipsized to max_lines."""
         key = (text, id(style), max_width, max_lines)
-        hit = self._cache.get(key)
-        if hit is not None:
-            self._cache.move_to_end(key)
-            return hit
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
         layer = self._draw(text, style, max_width, max_lines)
-        self._cache[key] = layer
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        with self._lock:
+            self._cache[key] = layer
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
         return layer
 
     def _draw(self, text: str, style: TextStyle, max_width: int, max_lines: int) -> Layer:
@@ -194,24 +213,24 @@ class TextRenderer:
             if stroke:
                 do.text((x, y), ln, font=font, fill=255, stroke_width=stroke, stroke_fill=255)
             df.text((x, y), ln, font=font, fill=255)
-        # Composite plate, outline and text in straight-alpha float, then premultiply once.
-        rgb = np.zeros((h, w, 3), np.float32)
-        alpha = np.zeros((h, w, 1), np.float32)
-
-        def over(colour: tuple[int, int, int, int], cover: np.ndarray) -> None:
-            nonlocal rgb, alpha
-            a = cover[..., None] * (colour[3] / 255.0)
-            rgb = rgb * (1 - a) + np.array(colour[:3], np.float32) * a
-            alpha = alpha * (1 - a) + a
-
+        # "Over" of plate, outline and text reduces to per-pixel weights of the three colours:
+        # text a_t, outline (1-a_t)a_o, plate (1-a_t)(1-a_o)a_b; premultiplied colour = weights @ colours.
+        zero = np.zeros((h, w), np.float32)
+        a_b = zero
         if style.box:
             plate = Image.new("L", (w, h), 0)
             ImageDraw.Draw(plate).rounded_rectangle((0, 0, w - 1, h - 1), radius=pad, fill=255)
-            over(style.box, np.asarray(plate, np.float32) / 255)
-        if style.outline:
-            over(style.outline, np.asarray(outline, np.float32) / 255)
-        over(style.colour, np.asarray(fill, np.float32) / 255)
-        # rgb here is colour blended over black with coverage alpha: exactly the premultiplied colour.
-        premul = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
-        inv = np.repeat(np.clip(np.rint(255 - alpha * 255), 0, 255).astype(np.uint8), 3, axis=2)
+            a_b = np.asarray(plate, np.float32) * (style.box[3] / 255.0 / 255.0)
+        a_o = np.asarray(outline, np.float32) * (style.outline[3] / 255.0 / 255.0) if style.outline else zero
+        a_t = np.asarray(fill, np.float32) * (style.colour[3] / 255.0 / 255.0)
+        w_o = (1 - a_t) * a_o
+        w_b = (1 - a_t) * (1 - a_o) * a_b
+        weights = np.stack([a_t, w_o, w_b], axis=-1)
+        colours = np.array(
+            [style.colour[:3], (style.outline or (0, 0, 0, 0))[:3], (style.box or (0, 0, 0, 0))[:3]],
+            np.float32,
+        )
+        premul = np.clip(weights @ colours + 0.5, 0, 255).astype(np.uint8)
+        alpha = a_t + w_o + w_b
+        inv = cv2.cvtColor(np.clip(255.5 - alpha * 255, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
         return Layer(premul, inv)
