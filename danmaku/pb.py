@@ -39,14 +39,22 @@ def decode(buf: bytes) -> Fields:
     fields: Fields = {}
     pos, end = 0, len(buf)
     while pos < end:
-        key, pos = _varint(buf, pos, end)
+        key = buf[pos]
+        if key < 0x80:  # one-byte keys and values are the common case: skip the general varint loop
+            pos += 1
+        else:
+            key, pos = _varint(buf, pos, end)
         num, wt = key >> 3, key & 7
         if num == 0:
             raise DecodeError("protobuf", "field number 0")
         if wt == 0:
             val, pos = _varint(buf, pos, end)
         elif wt == 2:
-            ln, pos = _varint(buf, pos, end)
+            if pos < end and buf[pos] < 0x80:
+                ln = buf[pos]
+                pos += 1
+            else:
+                ln, pos = _varint(buf, pos, end)
             if ln > end - pos:
                 raise DecodeError("protobuf", "length past the end")
             val = buf[pos : pos + ln]

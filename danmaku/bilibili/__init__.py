@@ -1,0 +1,1 @@
+"""Bilibili connectors: web client and open platform, sharing the packet framing."""

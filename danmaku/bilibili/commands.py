@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import json.scanner
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -36,6 +37,29 @@ IGNORED = frozenset(
         "PLAY_TAG", "ANCHOR_LOT_START", "ANCHOR_LOT_END", "ANCHOR_LOT_AWARD", "VOICE_JOIN_LIST", "FULL_SCREEN_SPECIAL_EFFECT",
     }
 )
+
+
+_scan_once = json.scanner.make_scanner(json.JSONDecoder())
+
+
+def loads(body: bytes) -> Any:
+    """json.loads for one packet body, minus its encoding sniffing and regex whitespace passes (hot path).
+
+    Raises UnicodeDecodeError or ValueError (RecursionError for absurd nesting is turned into ValueError).
+    """
+    text = body.decode("utf-8")
+    try:
+        obj, end = _scan_once(text, 0)
+    except StopIteration:
+        try:
+            return json.loads(text)  # leading whitespace, or not JSON at all: let json say which
+        except RecursionError as exc:
+            raise ValueError("JSON nested too deeply") from exc
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deeply") from exc
+    if end != len(text) and text[end:].strip():
+        raise ValueError(f"extra data after the JSON value at {end}")
+    return obj
 
 
 def _int(x: Any) -> int:
@@ -103,7 +127,6 @@ class WebNormalizer:
         """Decodes each body; returns how many were well-formed commands (known or not)."""
         mono, wall = time.monotonic(), time.time()
         handlers = self._handlers
-        loads = json.loads
         good = 0
         for body in bodies:
             try:

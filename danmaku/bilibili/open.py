@@ -16,7 +16,7 @@ from typing import Any
 
 import aiohttp
 
-from danmaku.bilibili.commands import _int, _str
+from danmaku.bilibili.commands import _int, _str, loads
 from danmaku.bilibili.ws import BiliWsSource
 from danmaku.config import BilibiliOpenSource
 from danmaku.event import Event, EventKind, User
@@ -88,7 +88,7 @@ class OpenNormalizer:
         good = 0
         for body in bodies:
             try:
-                obj = json.loads(body)
+                obj = loads(body)
             except UnicodeDecodeError as exc:
                 self._error("utf8", str(exc))
                 continue

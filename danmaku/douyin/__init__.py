@@ -1,0 +1,1 @@
+"""Douyin connectors: webcast WebSocket (unofficial) and the official open-platform data push."""
