@@ -379,7 +379,9 @@ class DouyinWebFake(FakeServer):
         self.acked = asyncio.Event()
         self.cookies_seen: list[str] = []
         r = self.app.router
+        self.sign_requests: list[dict[str, Any]] = []
         r.add_get("/", self._home)
+        r.add_post("/sign", self._sign)
         r.add_get("/webcast/im/push/v2/", self._ws)
         r.add_get("/{web_rid}", self._room)
 
@@ -387,6 +389,11 @@ class DouyinWebFake(FakeServer):
         resp = web.Response(text="<html></html>", content_type="text/html")
         resp.set_cookie("ttwid", "1%7Cfake-ttwid")
         return resp
+
+    async def _sign(self, req: web.Request) -> web.Response:
+        body = await req.json()
+        self.sign_requests.append(body)
+        return web.json_response({"signature": "SIG-" + body["x_ms_stub"][:8]})
 
     async def _room(self, req: web.Request) -> web.Response:
         self.cookies_seen.append(req.headers.get("Cookie", ""))
@@ -397,7 +404,7 @@ class DouyinWebFake(FakeServer):
 
     async def _ws(self, req: web.Request) -> web.WebSocketResponse:
         q = dict(req.query)
-        if q.get("room_id") != self.ROOM_ID or "signature" not in q or "ttwid=" not in req.headers.get("Cookie", ""):
+        if q.get("room_id") != self.ROOM_ID or not q.get("signature") or "ttwid=" not in req.headers.get("Cookie", ""):
             return web.Response(status=403)  # type: ignore[return-value]
         ws = web.WebSocketResponse()
         await ws.prepare(req)

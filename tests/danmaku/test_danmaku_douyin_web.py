@@ -1,0 +1,176 @@
+"""Douyin webcast connector against a loopback fake: bootstrap, signer, PushFrame/gzip, acks, heartbeats, combos."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import hashlib
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from dm_fakes import DouyinWebFake, dy_common, dy_user, push_frame
+from test_danmaku_bilibili_web import Collector, until
+
+from danmaku import pb
+from danmaku.config import DouyinWebSource
+from danmaku.douyin.signer import STUB_KEYS, x_ms_stub
+from danmaku.event import EventKind
+from danmaku.sources import open_source
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[DouyinWebFake]:
+    f = DouyinWebFake()
+    await f.start()
+    yield f
+    await f.stop()
+
+
+def cfg_for(fake: DouyinWebFake, **kw: Any) -> DouyinWebSource:
+    base: dict[str, Any] = {
+        "type": "douyin_web", "web_rid": "123456", "live_base": fake.base,
+        "ws_urls": [f"ws://127.0.0.1:{fake.port}/webcast/im/push/v2/"],
+        "signer": {"type": "http", "url": fake.base + "/sign"}, "heartbeat_s": 0.2,
+        "reconnect_delay_s": 0.05, "reconnect_max_delay_s": 0.2, "silent_after_s": None,
+    }
+    base.update(kw)
+    return DouyinWebSource.model_validate(base)
+
+
+def chat(mid: int, uid: int, name: str, text: str) -> tuple[str, bytes, int]:
+    return ("WebcastChatMessage", pb.encode([(1, dy_common("WebcastChatMessage", mid)), (2, dy_user(uid, name)),
+                                             (3, text)]), mid)
+
+
+def gift(mid: int, uid: int, *, repeat: int, end: int, group: int = 555, combo: bool = True,
+         diamonds: int = 1, name: str = "小心心") -> tuple[str, bytes, int]:
+    g = [(5, 4001), (16, name), (12, diamonds), (10, combo), (11, 1)]
+    return ("WebcastGiftMessage", pb.encode([
+        (1, dy_common("WebcastGiftMessage", mid)), (2, 4001), (4, 1), (5, repeat), (6, repeat),
+        (7, dy_user(uid, "送礼者")), (9, end), (11, group), (15, g)]), mid)
+
+
+def test_x_ms_stub_matches_documented_recipe() -> None:
+    params = {"live_id": "1", "aid": "6383", "version_code": "180800", "webcast_sdk_version": "1.0.14-beta.0",
+              "room_id": "42", "did_rule": "3", "user_unique_id": "99", "device_platform": "web",
+              "identity": "audience", "extra": "ignored"}
+    raw = ("live_id=1,aid=6383,version_code=180800,webcast_sdk_version=1.0.14-beta.0,room_id=42,sub_room_id=,"
+           "sub_channel_id=,did_rule=3,user_unique_id=99,device_platform=web,device_type=,ac=,identity=audience")
+    assert len(STUB_KEYS) == 13
+    assert x_ms_stub(params) == hashlib.md5(raw.encode()).hexdigest()
+
+
+async def test_session_decodes_acks_and_heartbeats(fake: DouyinWebFake) -> None:
+    src = open_source(cfg_for(fake), "dy-a")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    conn = fake.conns[-1]
+    q = conn.query
+    assert q["room_id"] == DouyinWebFake.ROOM_ID and q["compress"] == "gzip"
+    stub = x_ms_stub(q)
+    assert q["signature"] == "SIG-" + stub[:8]
+    assert fake.sign_requests[-1]["x_ms_stub"] == stub
+    assert "ttwid=1%7Cfake-ttwid" in fake.cookies_seen[-1]
+
+    like = ("WebcastLikeMessage", pb.encode([(1, dy_common("WebcastLikeMessage", 3)), (2, 15), (3, 999),
+                                             (5, dy_user(12, "点赞"))]), 3)
+    member = ("WebcastMemberMessage", pb.encode([(1, dy_common("WebcastMemberMessage", 4)), (2, dy_user(13, "进场")),
+                                                 (3, 321)]), 4)
+    social = ("WebcastSocialMessage", pb.encode([(1, dy_common("WebcastSocialMessage", 5)),
+                                                 (2, dy_user(14, "关注")), (4, 1), (6, 1000)]), 5)
+    seq = ("WebcastRoomUserSeqMessage", pb.encode([(1, dy_common("WebcastRoomUserSeqMessage", 6)), (3, 2345),
+                                                   (11, "43.6万")]), 6)
+    unknown = ("WebcastBrandNewMessage", b"\x08\x01", 7)
+    await fake.push([chat(1, 11, "观众", "你好主播"), like, member, social, seq, unknown], need_ack=True, log_id=777,
+                    internal_ext="internal-ext-xyz")
+    evs = await col.wait_for(5)
+    c = evs[0]
+    assert (c.kind, c.text, c.platform, c.room, c.msg_id) == (EventKind.COMMENT, "你好主播", "douyin", "dy-a", "dy:1")
+    assert c.user is not None and (c.user.id, c.user.name) == ("11", "观众")
+    assert c.user.face == "https://p3.douyinpic.com/11.jpg"
+    assert evs[1].kind == EventKind.LIKE and evs[1].extra == {"count": 15, "total": 999}
+    assert evs[2].kind == EventKind.ENTER and evs[2].user is not None and evs[2].user.name == "进场"
+    assert evs[3].kind == EventKind.FOLLOW
+    assert evs[4].kind == EventKind.SYSTEM and evs[4].extra == {"type": "online", "online": 2345, "total_pv": "43.6万"}
+    assert src.health().unknown_commands == 1
+
+    await asyncio.wait_for(fake.acked.wait(), 5)
+    assert conn.acks == [(777, b"internal-ext-xyz")]
+
+    await asyncio.sleep(0.7)
+    hb = conn.heartbeats
+    assert len(hb) >= 3
+    gaps = [b - a for a, b in zip(hb, hb[1:], strict=False)]
+    assert min(gaps) > 0.12 and max(gaps) < 0.6
+    await col.close()
+
+
+async def test_gift_combos_count_once_on_repeat_end(fake: DouyinWebFake) -> None:
+    src = open_source(cfg_for(fake, combo_timeout_s=0.3), "dy-b")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    # A combo of 3 steps, then its end frame; a non-combo gift of 10 diamonds; a combo whose end never comes.
+    await fake.push([gift(10, 21, repeat=1, end=0), gift(11, 21, repeat=2, end=0), gift(12, 21, repeat=3, end=0)])
+    await fake.push([gift(13, 21, repeat=3, end=1)])
+    await fake.push([gift(14, 22, repeat=1, end=0, combo=False, diamonds=10, name="玫瑰")])
+    await fake.push([gift(15, 23, repeat=1, end=0, group=777), gift(16, 23, repeat=2, end=0, group=777)])
+    evs = await col.wait_for(3)
+    combo, single, lost = evs[0], evs[1], evs[2]
+    assert combo.kind == EventKind.GIFT and combo.extra["count"] == 3 and combo.value_cny == pytest.approx(0.3)
+    assert single.extra["gift_name"] == "玫瑰" and single.value_cny == pytest.approx(1.0)
+    assert lost.extra["count"] == 2 and lost.extra.get("combo_end_missing") is True
+    await asyncio.sleep(0.4)
+    assert len(col.events) == 3  # nothing counted twice
+    await col.close()
+
+
+async def test_control_end_drop_and_reconnect(fake: DouyinWebFake) -> None:
+    src = open_source(cfg_for(fake), "dy-c")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    await fake.push([chat(1, 1, "a", "before")])
+    await col.wait_for(1)
+    fake.connected.clear()
+    await fake.drop_all()
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    ctrl = ("WebcastControlMessage", pb.encode([(1, dy_common("WebcastControlMessage", 9)), (2, 3)]), 9)
+    await fake.push([chat(2, 1, "a", "after"), ctrl])
+    evs = await col.wait_for(3)
+    assert [e.text for e in evs[:2]] == ["before", "after"]
+    assert evs[2].kind == EventKind.SYSTEM and evs[2].extra == {"type": "ended"}
+    assert src.health().reconnects >= 1
+    await col.close()
+
+
+async def test_command_signer_and_bad_frames(fake: DouyinWebFake) -> None:
+    argv = [sys.executable, "-c", "import sys; print('CMD' + sys.argv[1][:6])", "{stub}"]
+    src = open_source(cfg_for(fake, signer={"type": "command", "argv": argv}, max_inflated_bytes=64 * 1024), "dy-d")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    q = fake.conns[-1].query
+    assert q["signature"] == "CMD" + x_ms_stub(q)[:6]
+    ws = fake.conns[-1].ws
+    await ws.send_bytes(b"\xff\xff\xff")  # protobuf garbage
+    await ws.send_bytes(push_frame(b"not gzip at all"))
+    await ws.send_bytes(push_frame(gzip.compress(b"\x00" * (1024 * 1024))))  # inflates past the cap
+    await ws.send_bytes(push_frame(gzip.compress(b"\x0a\x05\x0a\x03\xff\xfe\xfd")))  # method not UTF-8
+    await ws.send_bytes(push_frame(gzip.compress(b"\x0a\x10")))  # length past the end
+    await fake.push([chat(3, 1, "a", "survived")])
+    evs = await col.wait_for(1)
+    assert evs[0].text == "survived"
+    errs = src.health().decode_errors
+    assert errs["protobuf"] == 2 and errs["bad_compression"] == 1 and errs["too_large"] == 1 and errs["utf8"] == 1
+    assert len(fake.conns) == 1
+    await col.close()
+
+
+async def test_signature_rejected_is_reported_and_retried(fake: DouyinWebFake) -> None:
+    cfg = cfg_for(fake, signer={"type": "none"}, ws_urls=[f"ws://127.0.0.1:{fake.port}/webcast/im/push/v2/?x=1"])
+    src = open_source(cfg, "dy-e")
+    col = Collector(src)
+    await until(lambda: src.health().reconnects >= 2)
+    assert "signature" in src.health().last_warning
+    assert not fake.conns
+    await col.close()
