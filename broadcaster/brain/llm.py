@@ -245,7 +245,10 @@ class TransformersBackend:
         stop = threading.Event()
 
         def put(item: object) -> None:
-            loop.call_soon_threadsafe(queue.put_nowait, item)
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is gone (shutdown): nobody is listening any more
+                stop.set()
 
         thread = threading.Thread(target=self._generate, args=(messages, max_tokens, temperature, put, stop),
                                   name="llm-stream", daemon=True)
