@@ -58,6 +58,23 @@ TTS_RTF = Histogram(
     "va_tts_real_time_factor", "TTS synthesis time divided by audio duration", ["room", "backend"],
     buckets=(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0), registry=REGISTRY,
 )
+TTS_FALLBACKS = Counter(
+    "va_tts_fallbacks", "Sentences the TTS backend failed (error or timeout), by what happened to them",
+    ["room", "backend", "outcome"], registry=REGISTRY,
+)
+TTS_FIRST_CHUNK = Histogram(
+    "va_tts_first_chunk_seconds", "Time from synthesis start to the backend's first audio chunk",
+    ["room", "backend"], buckets=_LATENCY, registry=REGISTRY,
+)
+DEVICE_FALLBACKS = Counter(
+    "va_device_fallbacks", "Model components that asked for a GPU and run on the CPU instead",
+    ["room", "component"], registry=REGISTRY,
+)
+ASR_UTTERANCES = Counter("va_asr_utterances", "Voice input utterances transcribed", ["room"], registry=REGISTRY)
+ASR_RTF = Histogram(
+    "va_asr_real_time_factor", "ASR time divided by audio duration", ["room"],
+    buckets=(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0), registry=REGISTRY,
+)
 MODERATION_BLOCKS = Counter(
     "va_moderation_blocks", "Texts blocked by moderation", ["room", "stage"], registry=REGISTRY
 )
