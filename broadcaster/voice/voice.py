@@ -1,0 +1,322 @@
+"""The room's voice: Line → sentences → normalized text → TTS (or cache) → stage-rate PCM + mouth track → Utterances.
+
+Sentences are synthesized ahead (prefetch) while earlier ones play; each is yielded as soon as it
+is ready. A backend that fails or hangs on a sentence never raises into the caller: that sentence
+is re-voiced by the fallback espeak voice, or dropped and counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from broadcaster import metrics
+from broadcaster.lines import Line, Utterance
+from broadcaster.voice.audio import StreamResampler, apply_fades, normalize_loudness
+from broadcaster.voice.backends.base import TTSBackend, TTSError
+from broadcaster.voice.config import VoiceConfig
+from broadcaster.voice.textnorm import normalize
+from cache.store import Store, build_store
+from cache.utterance import CachedUtterance, UtteranceCache, utterance_key
+from renderer.base import MouthTrack
+from renderer.lipsync import mouth_track
+
+log = logging.getLogger(__name__)
+
+try:  # the brain's splitter (CJK-aware, keeps decimals together) when present
+    from broadcaster.brain.sentences import split_sentences as _split
+except ImportError:  # pragma: no cover - only before the brain module existed
+    from broadcaster.voice.sentences import split_sentences as _split
+
+
+class VoiceError(Exception):
+    """The voice cannot start at all (no backend and no fallback)."""
+
+
+@dataclass(slots=True)
+class _Spoken:
+    pcm: np.ndarray
+    mouth: MouthTrack
+    text: str
+
+
+class Voice:
+    def __init__(
+        self,
+        cfg: VoiceConfig,
+        backend: TTSBackend,
+        *,
+        sample_rate: int,
+        fps: int,
+        room: str,
+        store: Store | None = None,
+        fallback: TTSBackend | None = None,
+        split: Callable[[str], list[str]] = _split,
+    ) -> None:
+        self.cfg = cfg
+        self.backend = backend
+        self.fallback = fallback
+        self.sample_rate = sample_rate
+        self.fps = fps
+        self.room = room
+        self.store = store
+        self.cache = UtteranceCache(store, ttl_s=cfg.cache.ttl_s) if store is not None else None
+        self._split = split
+        self._started = False
+        self._primary_ok = True
+        # After several failures in a row the primary is skipped for a while, so a dead voice server
+        # does not cost a full timeout on every sentence.
+        self._fail_streak = 0
+        self._skip_primary_until = 0.0
+        self.breaker_failures = 3
+        self.breaker_cooldown_s = 30.0
+        # Counters a test or the admin API can read without scraping Prometheus.
+        self.fallbacks = 0
+        self.dropped = 0
+        self.synthesized = 0
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Loads and warms the backend (and the fallback voice) once."""
+        if self._started:
+            return
+        if self.fallback is not None:
+            try:
+                await self.fallback.start()
+            except Exception:
+                log.exception("voice[%s]: the fallback voice failed to start; failures will drop sentences", self.room)
+                self.fallback = None
+        try:
+            await self.backend.start()
+        except Exception as exc:
+            if self.fallback is None:
+                raise VoiceError(f"voice backend {self.backend.name} failed to start: {exc}") from exc
+            # A 24/7 room keeps talking: every sentence goes to the fallback voice, loudly.
+            log.exception("voice[%s]: backend %s failed to start; speaking with the fallback voice",
+                          self.room, self.backend.name)
+            self._primary_ok = False
+        self._started = True
+
+    async def close(self) -> None:
+        for b in (self.backend, self.fallback):
+            if b is not None:
+                with contextlib.suppress(Exception):
+                    await b.close()
+        close = getattr(self.store, "close", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
+
+    # --- speaking ------------------------------------------------------------------------------
+
+    def sentences(self, text: str) -> list[tuple[str, str]]:
+        """(subtitle, spoken) pairs: the written sentence for the screen, the normalized one for the voice."""
+        out = []
+        for s in self._split(text):
+            spoken = normalize(s, self.cfg.language)
+            if spoken.strip(" ，。！？,.!?、…~-"):
+                out.append((s.strip(), spoken))
+        return out
+
+    async def speak(self, line: Line) -> AsyncIterator[Utterance]:
+        """One Utterance per sentence, in order, each as soon as it is ready; `last` marks the final one."""
+        if not self._started:
+            await self.start()
+        parts = self.sentences(line.text)
+        if not parts:
+            return
+        # The producer runs up to `prefetch_sentences` ahead of what the caller has taken.
+        queue: asyncio.Queue[tuple[_Spoken, bool] | None] = asyncio.Queue(maxsize=max(1, self.cfg.prefetch_sentences))
+
+        async def produce() -> None:
+            for i, (subtitle, spoken) in enumerate(parts):
+                s = await self._speak_one(subtitle, spoken)
+                if s is not None:
+                    await queue.put((s, i == len(parts) - 1))
+            await queue.put(None)
+
+        producer = asyncio.create_task(produce(), name=f"voice-{self.room}-{line.id}")
+        index = 0
+        try:
+            while (item := await queue.get()) is not None:
+                spoken, is_last_part = item
+                yield Utterance(pcm=spoken.pcm, mouth=spoken.mouth, text=spoken.text, line=line,
+                                index=index, last=is_last_part)
+                index += 1
+                if is_last_part:
+                    return
+            if index:
+                # The final sentence(s) were dropped after an earlier one went out with last=False: close
+                # the line with one silent frame so the stage still sees its end.
+                spf = self.sample_rate // self.fps
+                yield Utterance(pcm=np.zeros(spf, np.float32), mouth=MouthTrack.silent(1), text="", line=line,
+                                index=index, last=True)
+        finally:
+            if not producer.done():
+                producer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await producer
+
+    async def warm(self, texts: list[str]) -> int:
+        """Pre-synthesizes every sentence of `texts` into the cache; returns how many were synthesized (not hits)."""
+        if not self._started:
+            await self.start()
+        if self.cache is None:
+            return 0
+        made = 0
+        for text in texts:
+            for subtitle, spoken in self.sentences(text):
+                before = self.synthesized
+                await self._speak_one(subtitle, spoken)
+                made += self.synthesized - before
+        return made
+
+    # --- one sentence --------------------------------------------------------------------------
+
+    def cache_key(self, spoken: str) -> str:
+        return utterance_key(self.backend.voice_id, spoken, self.backend.version, self.sample_rate, self.fps)
+
+    async def _speak_one(self, subtitle: str, spoken: str) -> _Spoken | None:
+        key = self.cache_key(spoken) if self.cache is not None else ""
+        if self.cache is not None and self._primary_ok:
+            hit = await self.cache.get(key)
+            if hit is not None and hit.sample_rate == self.sample_rate and hit.fps == self.fps:
+                metrics.CACHE_HITS.labels(self.room, "utterance").inc()
+                return _Spoken(hit.pcm, MouthTrack(hit.openness, hit.viseme), subtitle)
+            metrics.CACHE_MISSES.labels(self.room, "utterance").inc()
+
+        pcm: np.ndarray | None = None
+        if self._primary_ok and time.monotonic() >= self._skip_primary_until:
+            try:
+                pcm = await self._synthesize(self.backend, spoken)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                why = "timeout" if isinstance(exc, TimeoutError) else "error"
+                log.warning("voice[%s]: %s failed on %r (%s: %s)", self.room, self.backend.name, spoken[:40],
+                            why, exc)
+                pcm = None
+                self._fail_streak += 1
+                if self._fail_streak >= self.breaker_failures:
+                    log.warning("voice[%s]: %s failed %d times in a row; using the fallback voice for %.0fs",
+                                self.room, self.backend.name, self._fail_streak, self.breaker_cooldown_s)
+                    self._skip_primary_until = time.monotonic() + self.breaker_cooldown_s
+                    self._fail_streak = 0
+            if pcm is not None:
+                self._fail_streak = 0
+                spoken_utt = self._finish(pcm, subtitle)
+                self.synthesized += 1
+                if self.cache is not None:
+                    await self.cache.put(key, CachedUtterance(spoken_utt.pcm, spoken_utt.mouth.openness,
+                                                              spoken_utt.mouth.viseme, self.sample_rate, self.fps))
+                return spoken_utt
+
+        # The primary failed (or never started): the fallback voice says it, never cached under the primary's key.
+        self.fallbacks += 1
+        if self.fallback is not None:
+            try:
+                pcm = await self._synthesize(self.fallback, spoken)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("voice[%s]: the fallback voice failed too on %r: %s", self.room, spoken[:40], exc)
+                pcm = None
+            if pcm is not None:
+                metrics.TTS_FALLBACKS.labels(self.room, self.backend.name, "revoiced").inc()
+                return self._finish(pcm, subtitle)
+        self.dropped += 1
+        metrics.TTS_FALLBACKS.labels(self.room, self.backend.name, "dropped").inc()
+        metrics.DROPS.labels(self.room, "tts_failed").inc()
+        return None
+
+    async def _synthesize(self, backend: TTSBackend, text: str) -> np.ndarray | None:
+        """Streams one sentence from `backend`, resampling as chunks arrive; None when it produced no audio.
+
+        Raises TimeoutError past the first-chunk or whole-sentence timeout, TTSError/others on failure.
+        """
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        deadline = t0 + self.cfg.sentence_timeout_s
+        rs = StreamResampler(backend.sample_rate, self.sample_rate)
+        parts: list[np.ndarray] = []
+        agen = backend.synthesize(text)
+        first = True
+        try:
+            while True:
+                limit = deadline if not first else min(deadline, loop.time() + self.cfg.first_chunk_timeout_s)
+                try:
+                    async with asyncio.timeout_at(limit):
+                        chunk = await anext(agen)
+                except StopAsyncIteration:
+                    break
+                if first:
+                    metrics.TTS_FIRST_CHUNK.labels(self.room, backend.name).observe(loop.time() - t0)
+                    first = False
+                if chunk.size:
+                    parts.append(rs.feed(chunk))
+        finally:
+            with contextlib.suppress(Exception):
+                await agen.aclose()
+        parts.append(rs.feed(np.zeros(0, np.float32), last=True))
+        pcm = np.concatenate(parts) if parts else np.zeros(0, np.float32)
+        if pcm.size == 0 or not np.any(pcm):
+            raise TTSError(f"{backend.name} produced no audio")
+        elapsed = loop.time() - t0
+        metrics.TTS_RTF.labels(self.room, backend.name).observe(elapsed / (pcm.size / self.sample_rate))
+        return pcm
+
+    def _finish(self, pcm: np.ndarray, subtitle: str) -> _Spoken:
+        pcm = normalize_loudness(pcm, self.sample_rate, self.cfg.loudness_dbfs)
+        pcm = apply_fades(pcm, self.sample_rate, self.cfg.fade_ms)
+        return _Spoken(pcm, mouth_track(pcm, self.sample_rate, self.fps), subtitle)
+
+
+def make_backend(cfg: VoiceConfig, *, room: str = "", store: Store | None = None) -> TTSBackend:
+    """The backend named by `cfg.backend`, not yet started."""
+    if cfg.backend == "espeak":
+        from broadcaster.voice.backends.espeak import EspeakBackend
+
+        return EspeakBackend(cfg.voice, cfg.rate_wpm)
+    if cfg.backend == "piper":
+        from broadcaster.voice.backends.piper import PiperBackend
+
+        assert cfg.piper is not None
+        return PiperBackend(cfg.piper, device=cfg.device, room=room)
+    if cfg.backend == "coqui":
+        from broadcaster.voice.backends.coqui import CoquiBackend
+
+        assert cfg.coqui is not None
+        return CoquiBackend(cfg.coqui, device=cfg.device, room=room, profile=cfg.profile,
+                            embeddings_dir=cfg.embeddings_dir, store=store)
+    if cfg.backend == "http":
+        from broadcaster.voice.backends.http import HttpBackend
+
+        assert cfg.http is not None
+        return HttpBackend(cfg.http, language=cfg.language)
+    raise ValueError(f"unknown voice backend {cfg.backend!r}")
+
+
+def build_voice(cfg: VoiceConfig, *, sample_rate: int, fps: int, room: str, store: Store | None = None) -> Voice:
+    """The room's Voice: backend from config, espeak fallback voice, utterance cache on `store` (or one built
+    from cfg.cache: memory LRU, in front of Redis when cache.redis_url is set)."""
+    if store is None and cfg.cache.enabled:
+        url = cfg.cache.redis_url.get_secret_value() if cfg.cache.redis_url is not None else None
+        store = build_store(url, memory_bytes=cfg.cache.memory_mb * 1024 * 1024, prefix=cfg.cache.prefix)
+    backend = make_backend(cfg, room=room, store=store)
+    fallback: TTSBackend | None = None
+    if cfg.fallback_voice and not (cfg.backend == "espeak" and cfg.fallback_voice == cfg.voice):
+        from broadcaster.voice.backends.espeak import EspeakBackend
+
+        fallback = EspeakBackend(cfg.fallback_voice, cfg.rate_wpm)
+    return Voice(cfg, backend, sample_rate=sample_rate, fps=fps, room=room,
+                 store=store if cfg.cache.enabled else None, fallback=fallback)
+
+
+__all__ = ["Voice", "VoiceError", "build_voice", "make_backend"]
