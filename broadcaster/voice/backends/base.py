@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from abc import ABC, abstractmethod
@@ -56,6 +57,7 @@ class ThreadedBackend(TTSBackend):
         self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"tts-{self.name}")
         self.abandoned_threads = 0
         self.abandon_grace_s = 1.0
+        self._abandoned: asyncio.Future[Any] | None = None
 
     async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
@@ -64,6 +66,8 @@ class ThreadedBackend(TTSBackend):
         # Called a grace period after the consumer left: an engine that honoured `stop` is done by now.
         if future.done() or executor is not self._executor:
             return
+        if future is self._abandoned:
+            self._abandoned = None
         self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"tts-{self.name}")
         # Work already queued behind the stuck call still runs there (its callers are waiting on it).
         executor.shutdown(wait=False, cancel_futures=False)
@@ -76,6 +80,13 @@ class ThreadedBackend(TTSBackend):
         `stop` is set when the consumer goes away; engines that can abort (espeak's callback) check it.
         """
         loop = asyncio.get_running_loop()
+        left = self._abandoned
+        if left is not None and not left.done():
+            # The previous caller gave up on a call that is still running: give it the grace period to
+            # notice `stop`, then move to a fresh thread instead of queueing behind it.
+            with contextlib.suppress(TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(left), self.abandon_grace_s)
+            self._recycle_if_stuck(self._executor, left)
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         stop = threading.Event()
 
@@ -115,6 +126,7 @@ class ThreadedBackend(TTSBackend):
         finally:
             stop.set()
             if not finished and not future.done():
+                self._abandoned = future
                 loop.call_later(self.abandon_grace_s, self._recycle_if_stuck, executor, future)
 
     async def close(self) -> None:
