@@ -89,7 +89,7 @@ class KBConfig(Model):
     dir: Path | None = None
     chunk_chars: int = Field(300, ge=40, le=4000)
     top_k: int = Field(3, ge=1, le=20)
-    min_match: float = Field(0.3, ge=0.0, le=1.0)  # share of the query's IDF mass a passage must cover
+    min_match: float = Field(0.25, ge=0.0, le=1.0)  # share of the query's IDF mass a passage must cover
     dense_model_path: Path | None = None  # local sentence-transformers style model dir
     dense_device: str = "cpu"
     check_interval_s: float = Field(5.0, ge=0)  # how often file changes are looked for

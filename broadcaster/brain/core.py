@@ -268,7 +268,7 @@ class Brain:
         allowed = [h.passage.text for h in relevant] + list(self.cfg.persona.facts) + [question]
         guard = GroundingGuard(allowed, rules)
         ans.source, ans.passage_ids, ans.model = "llm", tuple(h.passage.id for h in relevant), backend.model
-        splitter = SentenceSplitter(self.cfg.max_sentence_chars)
+        splitter = SentenceSplitter(self.cfg.max_sentence_chars, eager=True)
 
         def first_token(dt: float) -> None:
             ans.ttft = dt

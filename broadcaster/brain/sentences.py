@@ -6,6 +6,7 @@ import re
 
 # Hard sentence ends. ASCII '.' is decided separately (decimals, abbreviations, URLs).
 _TERMINATORS = frozenset("。！？；!?;…\n")
+_EAGER = frozenset("。！？；!?;")
 # Characters that belong to the sentence they close: quotes and brackets after the terminator.
 _CLOSERS = frozenset("」』”’\"')）】》〉]｝}")
 # Soft breaks where an overly long sentence may be cut (kept at the end of the first piece).
@@ -36,8 +37,13 @@ def _is_cjk(c: str) -> bool:
 
 
 def _clean(text: str) -> str:
-    """Strips whitespace and Markdown noise an LLM likes to emit (bullets, emphasis, code ticks)."""
+    """Strips whitespace and Markdown noise an LLM likes to emit (bullets, emphasis, code ticks).
+
+    Closing quotes or stray terminators at the start (left over when a sentence was emitted
+    eagerly) are dropped too.
+    """
     text = _EMPHASIS.sub("", text.strip())
+    text = text.lstrip("".join(_CLOSERS) + "。！？；!?;").strip()
     return _LEADING_MARKUP.sub("", text).strip()
 
 
@@ -85,10 +91,14 @@ class SentenceSplitter:
     left at the end of the stream. Sentences longer than max_chars are cut at commas.
     """
 
-    def __init__(self, max_chars: int = 60) -> None:
+    def __init__(self, max_chars: int = 60, *, eager: bool = False) -> None:
         if max_chars < 4:
             raise ValueError("max_chars must be at least 4")
         self.max_chars = max_chars
+        # eager: a sentence ending in 。！？!?；; at the end of what has arrived is emitted at once,
+        # without waiting for the next token to rule out a closing quote (which then is dropped as
+        # punctuation-only). Saves one token of latency when speech waits on a slow model.
+        self.eager = eager
         self._buf = ""
         self._scan = 0  # first index of _buf not yet examined for terminators
 
@@ -178,7 +188,7 @@ class SentenceSplitter:
                 j += 1
         while j < n and buf[j] in _CLOSERS:
             j += 1
-        if j == n and not final:
+        if j == n and not final and not (self.eager and c in _EAGER):
             return None  # a closing quote or another '!' may still come
         return j
 

@@ -75,3 +75,12 @@ def test_long_pending_sentence_is_emitted_early_at_a_comma() -> None:
     assert out and out[0] == "今天给大家介绍一款杯子，"
     rest = splitter.feed("非常好用。") + splitter.flush()
     assert "".join(out + rest) == "今天给大家介绍一款杯子，它可以保温十二个小时，非常好用。"
+
+
+def test_eager_mode_emits_at_a_terminator_without_waiting_for_the_next_token() -> None:
+    splitter = SentenceSplitter(eager=True)
+    assert splitter.feed("杯身有一年保修哦！") == ["杯身有一年保修哦！"]
+    assert splitter.feed("价格199.") == []  # '.' still waits: it may be a decimal point
+    assert splitter.feed("9元。") == ["价格199.9元。"]
+    assert splitter.feed("”然后呢") == []  # the late closing quote is dropped, not spoken alone
+    assert splitter.flush() == ["然后呢"]

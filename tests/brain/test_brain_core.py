@@ -1,0 +1,228 @@
+"""The Brain end to end: cache → KB → grounded LLM → fallback, output moderation, grounding, audit records."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from llm_fakes import FakeOpenAI, build_tiny_lm
+
+from broadcaster import metrics
+from broadcaster.brain import AuditLog, Brain, Sentence
+from broadcaster.brain.config import BrainConfig
+from broadcaster.director import TriagedLine
+from broadcaster.lines import Line, LineSource
+from danmaku.event import Event, EventKind, User
+
+
+def _cfg(kb_dir: Path, **llm) -> BrainConfig:
+    return BrainConfig.model_validate({
+        "kb": {"dir": str(kb_dir)},
+        "persona": {"name": "小安", "facts": ["主播小安在杭州直播"]},
+        "llm": llm or {"backend": "none"},
+        "moderation": {"words": ["竞品"], "action": "replace"},
+    })
+
+
+def _line(text: str, user: str = "viewer", kind: EventKind = EventKind.COMMENT, **kw) -> Line:
+    ev = Event("test", "room", kind, User(user, user), text)
+    return TriagedLine(text=text, source=LineSource.ANSWER, event=ev, kind=kw.pop("tkind", "question"), **kw)
+
+
+async def _say(brain: Brain, line: Line) -> list[Sentence]:
+    return [s async for s in brain.answer(line)]
+
+
+def _metric(m, *labels: str) -> float:
+    return m.labels(*labels)._value.get()
+
+
+@pytest.fixture
+async def brain(kb_dir: Path):
+    b = Brain("core-none", _cfg(kb_dir), base_dir=kb_dir.parent)
+    await b.start()
+    yield b
+    await b.close()
+
+
+async def test_faq_question_is_a_cache_hit(brain: Brain) -> None:
+    hits = _metric(metrics.CACHE_HITS, "core-none", "answer")
+    out = await _say(brain, _line("主播，这个杯子多少钱呀？"))
+    assert [s.source for s in out] == ["cache"] * len(out)
+    assert "169元" in "".join(s.text for s in out)
+    assert out[0].passage_ids == ("faq.yaml#0",) and out[0].cache_hit == "exact"
+    assert _metric(metrics.CACHE_HITS, "core-none", "answer") == hits + 1
+
+
+async def test_kb_answer_without_llm_and_fallbacks(brain: Brain) -> None:
+    out = await _say(brain, _line("杯子的保修期是多久"))
+    assert out and all(s.source == "kb" for s in out)
+    assert "一年保修" in "".join(s.text for s in out)
+    assert out[0].passage_ids and out[0].passage_ids[0].startswith("policy.md#")
+    off = await _say(brain, _line("火箭什么时候发射到月球？"))
+    assert len(off) == 1 and off[0].source == "fallback" and off[0].text in brain.cfg.fallback_lines
+    chat = await _say(brain, _line("今天天气真不错", user="小明", tkind="comment"))
+    assert chat[0].source == "fallback" and "小明" in chat[0].text
+
+
+async def test_super_chat_and_merged_questions_get_a_preface(brain: Brain) -> None:
+    out = await _say(brain, _line("包邮吗", user="老王", kind=EventKind.SUPER_CHAT, tkind="super_chat"))
+    assert out[0].text == "感谢老王的醒目留言！" and out[0].source == "script"
+    out = await _say(brain, _line("包邮吗", count=5))
+    assert out[0].text.startswith("有5位朋友")
+    assert any(s.source == "cache" for s in out)
+
+
+async def test_script_and_operator_lines_are_moderated_only(brain: Brain) -> None:
+    out = await _say(brain, Line("今晚到手价只要99元！大家快下单。", LineSource.SCRIPT))
+    assert [s.text for s in out] == ["今晚到手价只要99元！", "大家快下单。"]  # scripts may state their own numbers
+    assert all(s.source == "script" and s.verdicts == ("moderation: ok",) for s in out)
+    blocked = _metric(metrics.MODERATION_BLOCKS, "core-none", "output")
+    out = await _say(brain, Line("我们比竞 品好多了。这句不会说。", LineSource.OPERATOR))
+    assert [s.text for s in out] == [brain.cfg.moderation.replace_line]
+    assert out[0].dropped[0]["reason"].startswith("moderation: blocked: 竞品")
+    assert _metric(metrics.MODERATION_BLOCKS, "core-none", "output") == blocked + 1
+    out = await _say(brain, Line("谢谢小红送的小心心！", LineSource.THANKS))
+    assert out[0].source == "thanks"
+
+
+@pytest.fixture
+async def llm_server():
+    server = await FakeOpenAI().start()
+    yield server
+    await server.stop()
+
+
+def _llm_cfg(kb_dir: Path, server: FakeOpenAI, **over) -> BrainConfig:
+    llm = {"backend": "openai", "base_url": server.base_url, "model": "fake-qwen", "first_token_timeout_s": 1.0,
+           "total_timeout_s": 3.0, "circuit_failures": 2, "circuit_reset_s": 60.0}
+    llm.update(over)
+    return _cfg(kb_dir, **llm)
+
+
+async def test_llm_answer_is_grounded_streamed_and_cached(kb_dir: Path, llm_server: FakeOpenAI, tmp_path: Path) -> None:
+    gate = asyncio.Event()
+    llm_server.gate, llm_server.gate_after = gate, 2
+    llm_server.script = lambda req: ["杯身有一年", "保修哦！", "现在下单只要", "99元！", "杯盖配件每个15元。"]
+    brain = Brain("core-llm", _llm_cfg(kb_dir, llm_server), base_dir=kb_dir.parent)
+    await brain.start()
+    try:
+        line = _line("保修期有多长", user="u42")
+        agen = brain.answer(line)
+        # The first sentence arrives while the model is still held mid-answer by the gate.
+        first = await asyncio.wait_for(agen.__anext__(), 5)
+        assert first.text == "杯身有一年保修哦！" and first.source == "llm"
+        assert first.model == "fake-qwen" and first.llm_ttft_s is not None
+        assert first.verdicts == ("moderation: ok", "grounding: ok")
+        assert any(p.startswith("policy.md#") for p in first.passage_ids)
+        gate.set()
+        rest = [s async for s in agen]
+        said = [first, *rest]
+        texts = [s.text for s in said]
+        assert "现在下单只要99元！" not in texts  # the invented price never reaches the voice
+        assert texts == ["杯身有一年保修哦！", "杯盖配件每个15元。"]
+        assert rest[0].dropped[0]["text"] == "现在下单只要99元！"
+        # The prompt carried the persona, the rules and the passages with their ids.
+        system = llm_server.requests[0]["body"]["messages"][0]["content"]
+        assert "小安" in system and "[policy.md#" in system and "主播小安在杭州直播" in system
+        assert llm_server.requests[0]["body"]["messages"][-1]["content"].endswith("保修期有多长")
+        # The audit record says what was said, from where, and what was withheld and why.
+        audit = AuditLog(tmp_path / "audit.jsonl", rotate_bytes=1 << 20, keep=2)
+        audit.write(brain.audit_record(line, said, first_audio_s=0.42))
+        audit.close()
+        rec = json.loads((tmp_path / "audit.jsonl").read_text(encoding="utf-8"))
+        assert rec["source"] == "llm" and rec["model"] == "fake-qwen" and rec["text"] == "".join(texts)
+        assert rec["withheld"] == [{"text": "现在下单只要99元！",
+                                    "reason": "grounding: ungrounded number 99 (not in passages/persona facts)"}]
+        assert rec["latency_s"] == {"first_audio_s": 0.42} and rec["llm_ttft_s"] is not None
+        assert rec["event"]["user"]["name"] == "u42"
+        # An answer with a withheld sentence is not cached; a clean one is, and the follow-up uses history.
+        llm_server.gate = None
+        llm_server.script = lambda req: ["可以开电子发票。"]
+        out = await _say(brain, _line("能开发票吗", user="u42"))
+        assert [s.source for s in out] == ["llm"]
+        again = await _say(brain, _line("能开发票吗？", user="u7"))
+        assert [s.source for s in again] == ["cache"] and again[0].passage_ids == out[0].passage_ids
+        assert len(llm_server.requests) == 2
+        history = llm_server.requests[1]["body"]["messages"]
+        assert {"role": "assistant", "content": "杯身有一年保修哦！杯盖配件每个15元。"} in history
+    finally:
+        await brain.close()
+
+
+async def test_all_sentences_withheld_falls_back_and_says_why(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    llm_server.script = lambda req: ["今天全场5折！", "到手价只要九十九元。"]
+    brain = Brain("core-ground", _llm_cfg(kb_dir, llm_server), base_dir=kb_dir.parent)
+    await brain.start()
+    try:
+        line = _line("有什么颜色可以选")
+        out = await _say(brain, line)
+        assert out and all(s.source in ("kb", "fallback") for s in out)
+        assert "5折" not in "".join(s.text for s in out) and "九十九" not in "".join(s.text for s in out)
+        reasons = [d["reason"] for d in out[0].dropped]
+        assert len(reasons) == 2 and all("ungrounded number" in r for r in reasons)
+        rec = brain.audit_record(line, out)
+        assert [d["text"] for d in rec["withheld"]] == ["今天全场5折！", "到手价只要九十九元。"]
+    finally:
+        await brain.close()
+
+
+async def test_output_moderation_replaces_and_stops(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    llm_server.script = lambda req: ["我们比竞品好。", "后面的话不说了。"]
+    brain = Brain("core-mod", _llm_cfg(kb_dir, llm_server), base_dir=kb_dir.parent)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("和别家比怎么样"))
+        assert [s.text for s in out] == [brain.cfg.moderation.replace_line]
+        assert out[0].source == "fallback" and out[0].verdicts == ("moderation: replaced",)
+    finally:
+        await brain.close()
+
+
+async def test_hung_llm_falls_back_before_the_deadline_and_circuit_opens(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    llm_server.mode = "hang"
+    brain = Brain("core-hang", _llm_cfg(kb_dir, llm_server, first_token_timeout_s=0.3, total_timeout_s=1.0),
+                  base_dir=kb_dir.parent)
+    await brain.start()
+    errors = _metric(metrics.LLM_ERRORS, "core-hang", "openai", "timeout_first")
+    try:
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        out = await _say(brain, _line("杯子的保修期是多久"))
+        assert loop.time() - t0 < 1.0  # the line is not held hostage by a dead server
+        assert out and out[0].source == "kb" and "一年保修" in out[0].text
+        assert out[0].dropped[0]["reason"] == "llm error: timeout_first"
+        out = await _say(brain, _line("火箭什么时候发射"))
+        assert out[0].source == "fallback"
+        assert _metric(metrics.LLM_ERRORS, "core-hang", "openai", "timeout_first") == errors + 2
+        assert brain.breaker.state == "open"
+        n = len(llm_server.requests)
+        t0 = loop.time()
+        out = await _say(brain, _line("能放洗碗机吗"))
+        assert loop.time() - t0 < 0.25 and len(llm_server.requests) == n  # open circuit: no call, no wait
+        assert out[0].dropped[0]["reason"] == "llm error: circuit_open"
+    finally:
+        await brain.close()
+
+
+async def test_brain_through_a_local_transformers_model(kb_dir: Path, tmp_path: Path) -> None:
+    model = build_tiny_lm(tmp_path / "lm")
+    cfg = _cfg(kb_dir, backend="transformers", model_path=str(model), device="auto", max_new_tokens=24,
+               temperature=0.0, first_token_timeout_s=30, total_timeout_s=60)
+    brain = Brain("core-tf", cfg, base_dir=tmp_path)
+    await brain.start()
+    try:
+        assert brain.backend is not None and brain.backend._lm is not None  # loaded once, at start
+        line = _line("杯子能用洗碗机洗吗")
+        out = await _say(brain, line)
+        assert out
+        rec = brain.audit_record(line, out)
+        llm_said = [s for s in out if s.source == "llm"]
+        for s in llm_said:
+            assert s.model == "lm" and s.llm_ttft_s is not None and s.verdicts[-1] == "grounding: ok"
+        # Whatever the random model wrote was either spoken (grounded) or withheld with a reason.
+        assert llm_said or rec["withheld"] or out[0].source in ("kb", "fallback")
+    finally:
+        await brain.close()
