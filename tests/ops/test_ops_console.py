@@ -16,6 +16,8 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 LINE = "Hello from the operator console, welcome everyone."
+HOSTILE = 'Look <img src=x onerror="window.__pwned=1"> here'
+
 
 
 def _browser(pw):
@@ -119,6 +121,13 @@ def test_console_preview_token_controls_and_say_heard_on_rtmp(sync_playwright, f
             "() => document.getElementById('current').textContent.length > 0", timeout=20000
         )
         assert wait_for(lambda: any(k == "end" and t == LINE for k, t, _ in events), 30), events
+
+        # What the daemon reports is shown as text, never as markup.
+        page.fill("#say-text", HOSTILE)
+        page.click("#say-btn")
+        page.wait_for_function("() => document.getElementById('current').textContent.includes('<img')", timeout=20000)
+        assert page.eval_on_selector_all("#current *, #queue *", "els => els.filter(e => e.tagName === 'IMG').length") == 0
+        assert page.evaluate("() => window.__pwned === undefined")
     finally:
         browser.close()
         d.stop()
