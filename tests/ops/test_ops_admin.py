@@ -39,9 +39,11 @@ def call(method: str, path: str, live: DaemonThread, **kw) -> tuple[int, dict[st
 @pytest.fixture(scope="module")
 def logbuf():
     buf = io.StringIO()
+    level = logging.getLogger().level
     handler = setup_logging("debug", "json", stream=buf)
     yield buf
     logging.getLogger().removeHandler(handler)
+    logging.getLogger().setLevel(level)
     clear_secrets()
 
 
