@@ -24,9 +24,11 @@ KEY = "live_4421337_xYzSecretKey99"
 @pytest.fixture(autouse=True)
 def _fresh_registry():
     clear_secrets()
+    level = logging.getLogger().level
     yield
     clear_secrets()
     root = logging.getLogger()
+    root.setLevel(level)
     for h in list(root.handlers):
         if h.get_name() == "virtual-anchor-stdout":
             root.removeHandler(h)
