@@ -1,0 +1,299 @@
+"""Director triage: ranking, merging, rate limits, gifts, operator lines, talk track pacing, and a 60 s flood."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import gc
+import random
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from broadcaster import metrics
+from broadcaster.brain.config import BrainConfig
+from broadcaster.director import Director, TriagedLine
+from broadcaster.lines import LineSource
+from danmaku.event import Event, EventKind, User
+
+
+class Clock:
+    def __init__(self, t: float = 1000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _cfg(**over) -> BrainConfig:
+    return BrainConfig.model_validate(over)
+
+
+def _ev(clock: Clock, kind: EventKind, text: str = "", user: str = "u", value: float = 0.0, msg_id: str = "",
+        **extra) -> Event:
+    return Event("test", "room", kind, User(user, user), text, value, msg_id=msg_id, extra=extra,
+                 received_mono=clock.t)
+
+
+def _deep_size(root: object) -> int:
+    """Bytes of every object reachable from root (modules, classes and functions excluded)."""
+    seen: set[int] = set()
+    stack = [root]
+    total = 0
+    skip = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, skip):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        stack.extend(gc.get_referents(obj))
+    return total
+
+
+def _drops(room: str, reason: str) -> float:
+    return metrics.DROPS.labels(room, reason)._value.get()
+
+
+def test_ranking_super_chat_guard_gift_question_comment() -> None:
+    c = Clock()
+    d = Director("rank", _cfg(triage={"gift_batch_s": 0}), fps_clock=c)
+    d.offer(_ev(c, EventKind.COMMENT, "今天心情不错", "a"))
+    d.offer(_ev(c, EventKind.COMMENT, "能保温多久？", "b"))
+    d.offer(_ev(c, EventKind.GIFT, "", "c", gift_name="小心心"))
+    d.offer(_ev(c, EventKind.GUARD, "", "d", guard_level=3))
+    d.offer(_ev(c, EventKind.SUPER_CHAT, "有没有大容量的", "e", value=30))
+    d.offer(_ev(c, EventKind.SUPER_CHAT, "包邮吗", "f", value=100))
+    kinds = []
+    while (line := d.pick()) is not None:
+        kinds.append((line.kind, line.source))
+    assert kinds == [
+        ("super_chat", LineSource.ANSWER),  # the ¥100 one first
+        ("super_chat", LineSource.ANSWER),
+        ("guard", LineSource.THANKS),
+        ("gift", LineSource.THANKS),
+        ("question", LineSource.ANSWER),
+        ("comment", LineSource.ANSWER),
+    ]
+
+
+def test_near_duplicates_merge_with_counts_and_answered_ones_are_not_repeated() -> None:
+    c = Clock()
+    d = Director("merge", _cfg(), fps_clock=c)
+    for user, text in [("a", "这个杯子多少钱？"), ("b", "主播这个杯子多少钱呀"), ("c", "杯子多少钱!!"),
+                       ("d", "这个杯子多少錢")]:
+        d.offer(_ev(c, EventKind.COMMENT, text, user))
+    d.offer(_ev(c, EventKind.COMMENT, "什么时候发货", "e"))
+    line = d.pick()
+    assert isinstance(line, TriagedLine)
+    assert line.count == 4 and line.names == ("a", "b", "c", "d") and "等4人" in line.banner
+    assert d.drops["merged"] == 3
+    c.t += 5
+    d.offer(_ev(c, EventKind.COMMENT, "杯子多少钱", "z"))  # answered moments ago
+    assert d.drops["recently_answered"] == 1
+    assert d.pick().text == "什么时候发货"
+
+
+def test_rate_limit_noise_duplicates_and_moderation_are_counted() -> None:
+    c = Clock()
+    d = Director("limits", _cfg(triage={"user_burst": 2, "user_rate_per_min": 6}), fps_clock=c)
+    before = _drops("limits", "rate_limit")
+    for i in range(6):
+        d.offer(_ev(c, EventKind.COMMENT, f"第{i}个问题是什么呢", "spammer"))
+    assert d.drops["rate_limit"] == 4 and _drops("limits", "rate_limit") == before + 4
+    c.t += 10  # 6/min refills one token in 10 s
+    d.offer(_ev(c, EventKind.COMMENT, "新的问题是什么呢", "spammer"))
+    assert d.drops["rate_limit"] == 4
+    d.offer(_ev(c, EventKind.COMMENT, "6666666", "x"))
+    d.offer(_ev(c, EventKind.COMMENT, "哈哈哈哈哈", "x"))
+    assert d.drops["noise"] == 2
+    d.offer(_ev(c, EventKind.COMMENT, "发货快吗", "y", msg_id="m1"))
+    d.offer(_ev(c, EventKind.COMMENT, "发货快吗", "y", msg_id="m1"))
+    assert d.drops["duplicate_id"] == 1
+    d.offer(_ev(c, EventKind.COMMENT, "主播是 傻 逼", "troll"))
+    d.offer(_ev(c, EventKind.LIKE, "", "fan"))
+    assert d.drops["moderation"] == 1 and d.drops["ignored_kind"] == 1
+    snap = d.snapshot()
+    verdicts = {r["user"]: r["verdict"] for r in snap["recent"]}
+    assert verdicts["troll"].startswith("blocked: 傻逼")
+    assert verdicts["spammer"] in ("ok", "rate limited")
+
+
+def test_held_comments_wait_for_the_operator() -> None:
+    c = Clock()
+    d = Director("hold", _cfg(moderation={"action": "hold", "words": ["竞品"]}), fps_clock=c)
+    d.offer(_ev(c, EventKind.COMMENT, "你们和竞品比怎么样？", "v"))
+    assert d.pick() is None
+    held = d.snapshot()["held"]
+    assert len(held) == 1 and "竞品" in held[0]["verdict"]
+    assert d.approve(held[0]["id"]) is True
+    assert d.pick().text.startswith("你们和竞品比")
+    d.offer(_ev(c, EventKind.COMMENT, "竞品更便宜吗", "w"))
+    hid = d.snapshot()["held"][0]["id"]
+    assert d.reject(hid) and not d.approve(hid)
+
+
+def test_gifts_are_thanked_in_batches() -> None:
+    c = Clock()
+    d = Director("gifts", _cfg(triage={"gift_batch_s": 8, "gift_batch_names": 3}), fps_clock=c)
+    d.offer(_ev(c, EventKind.GIFT, "", "小红", gift_name="小心心"))
+    d.offer(_ev(c, EventKind.GIFT, "", "小红", gift_name="小心心"))
+    d.offer(_ev(c, EventKind.GIFT, "", "小明", gift_name="辣条", count=5))
+    assert d.pick() is None  # the batch is still open
+    c.t += 8
+    line = d.pick()
+    assert line.source == LineSource.THANKS and line.text == "谢谢小红和小明送的辣条和小心心！"
+    assert line.count == 3 and d.drops["gift_batched"] == 2
+    for name in ["甲", "乙", "丙", "丁"]:
+        d.offer(_ev(c, EventKind.GIFT, "", name, gift_name="荧光棒"))
+    line = d.pick()  # three names reached: no need to wait out the window
+    assert line.text.startswith("谢谢甲、乙和丙") or line.text.startswith("谢谢甲、乙、丙")
+    d.offer(_ev(c, EventKind.GIFT, "", "傻逼", gift_name="荧光棒"))  # a rude name is never read out
+    c.t += 8
+    assert "这位朋友" in d.pick().text
+
+
+def test_operator_lines_jump_the_queue_and_stale_lines_are_dropped() -> None:
+    c = Clock()
+    d = Director("op", _cfg(), fps_clock=c)
+    d.offer(_ev(c, EventKind.SUPER_CHAT, "能保温多久", "rich", value=500))
+    d.offer(_ev(c, EventKind.COMMENT, "什么时候发货呢", "q"))
+    op = d.say("  插播一条：今晚十点有抽奖！ ")
+    assert op.source == LineSource.OPERATOR and op.text == "插播一条：今晚十点有抽奖！"
+    assert d.urgent_waiting()
+    assert d.pick() is op
+    assert d.pick().kind == "super_chat"
+    c.t += 60  # the question's 25 s deadline passed
+    stale = _drops("op", "stale")
+    assert d.pick() is None
+    assert d.drops["stale"] == 1 and _drops("op", "stale") == stale + 1
+
+
+def test_talk_track_fills_silence_one_line_ahead_at_most(talk_file: Path) -> None:
+    c = Clock()
+    d = Director("talk", _cfg(talk={"file": str(talk_file), "gap_s": 1.0}), fps_clock=c,
+                 wall_clock=lambda: dt.datetime(2026, 1, 1, 12, 0))
+    first = d.pick()
+    assert first.source == LineSource.SCRIPT and first.kind == "script" and first.segment == "opening"
+    # While it is (estimated to be) spoken, asking again gives nothing: script never queues up.
+    for _ in range(5):
+        assert d.pick() is None
+    assert d.snapshot()["script_outstanding"] == 1
+    # A viewer's question is not held back by the script.
+    d.offer(_ev(c, EventKind.COMMENT, "能保温多久", "v"))
+    assert d.urgent_waiting()
+    assert d.pick().source == LineSource.ANSWER
+    # The stage says the answer is over; after the gap the track continues where it was.
+    d.line_done(first)
+    c.t += 0.5
+    assert d.pick() is None  # still inside the gap
+    c.t += 0.6
+    nxt = d.pick()
+    assert nxt.source == LineSource.SCRIPT and nxt.segment == "pitch"
+    assert d.pick() is None
+    # Without hints from the stage, the estimated speaking time paces the track.
+    c.t += len(nxt.text) / 4.5 + 0.3 + 1.0 + 0.01
+    assert d.pick().segment == "pitch"
+
+
+async def test_next_line_waits_for_events_and_times_out() -> None:
+    d = Director("wait", _cfg())
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    assert await d.next_line(timeout=0.05) is None
+    assert loop.time() - t0 >= 0.04
+
+    async def later() -> None:
+        await asyncio.sleep(0.05)
+        d.offer(Event("test", "wait", EventKind.COMMENT, User("1", "a"), "可以退货吗"))
+
+    task = asyncio.create_task(later())
+    line = await d.next_line(timeout=5)
+    await task
+    assert line is not None and line.text == "可以退货吗"
+    assert await d.next_line(timeout=0) is None
+
+
+def test_flood_of_1000_events_per_second_for_60_seconds() -> None:
+    """60 s of 1,000 events/s on a simulated clock; the anchor takes a line every 4 s."""
+    c = Clock(0.0)
+    queue_max = 24
+    d = Director("flood", _cfg(triage={"queue_max": queue_max, "gift_batch_s": 5}), fps_clock=c)
+    rng = random.Random(7)
+    questions = ["多少钱", "包邮吗", "能保温多久", "什么颜色好看", "什么时候发货", "可以退货吗", "有发票吗",
+                 "容量多大", "杯盖漏水吗", "能装咖啡吗"]
+    chatter = ["主播好", "来了来了", "666", "哈哈哈哈", "好看", "冲冲冲", "支持一下", "晚上好呀"]
+    offered = sc_offered = 0
+    picked = []
+    sc_waits: list[float] = []
+    pending_sc: dict[str, float] = {}
+    max_queue = 0
+    size_20s = 0
+    stale_before = _drops("flood", "stale")
+    for ms in range(60_000):
+        c.t = ms / 1000.0
+        r = rng.random()
+        user = f"user{rng.randrange(5000)}"
+        if r < 0.0001:  # a super chat every ~10 s
+            text = f"请问{rng.choice(questions)}？第{ms}号"
+            d.offer(_ev(c, EventKind.SUPER_CHAT, text, user, value=rng.choice([30, 50, 100])))
+            pending_sc[text] = c.t
+            sc_offered += 1
+        elif r < 0.02:
+            d.offer(_ev(c, EventKind.GIFT, "", user, gift_name=rng.choice(["小心心", "辣条"])))
+        elif r < 0.25:
+            d.offer(_ev(c, EventKind.COMMENT, rng.choice(questions) + rng.choice(["", "？", "呀", "啊主播"]), user))
+        elif r < 0.6:
+            d.offer(_ev(c, EventKind.COMMENT, rng.choice(chatter) + str(rng.randrange(100000)), user))
+        elif r < 0.8:
+            d.offer(_ev(c, EventKind.ENTER, "", user))
+        else:
+            d.offer(_ev(c, EventKind.COMMENT, f"随便聊聊第{ms}条弹幕内容", user))
+        offered += 1
+        max_queue = max(max_queue, len(d._queue))
+        if ms % 4000 == 3999:  # the anchor finishes a line every 4 s
+            line = d.pick()
+            if line is not None:
+                picked.append(line)
+                if line.kind == "super_chat":
+                    sc_waits.append(c.t - pending_sc.pop(line.event.text))
+                elif pending_sc:
+                    raise AssertionError(f"{line.kind} answered while a super chat waited")
+        if ms == 20_000:
+            size_20s = _deep_size(d)
+    size_end = _deep_size(d)
+    # Bounded: the queue never exceeded its limit; per-user and per-message state is capped, and
+    # everything the director holds (queue, users, message ids, recent chat, …) stopped growing.
+    assert max_queue <= queue_max
+    assert len(d._msg_ids) <= 4096 and len(d._users) <= d.tcfg.max_tracked_users
+    assert len(d._recent) <= d.tcfg.recent_chat and len(d._answered) <= 1000
+    assert size_end < size_20s * 1.25 + 64 * 1024, (size_20s, size_end)
+    # Super chats first: no other line was taken while one waited (checked above); after the flood
+    # the anchor works through the rest, and none of them went stale.
+    while pending_sc:
+        c.t += 4.0
+        line = d.pick()
+        assert line is not None and line.kind == "super_chat", line
+        sc_waits.append(c.t - pending_sc.pop(line.event.text))
+        picked.append(line)
+    assert sc_offered >= 3 and max(sc_waits) < d.tcfg.deadlines.super_chat
+    # Stale lines were dropped and counted, in the director and in the metric.
+    assert d.drops.get("stale", 0) > 0
+    assert _drops("flood", "stale") - stale_before == d.drops["stale"]
+    assert d.drops["queue_full"] > 0 and d.drops["merged"] > 0 and d.drops["ignored_kind"] > 0
+    # Every event is accounted for: a line, a drop with its reason, or still waiting.
+    in_lines = sum(1 for line in picked)
+    waiting = len(d._queue) + (1 if d._gifts is not None else 0)
+    assert offered == in_lines + sum(d.drops.values()) + waiting
+
+
+@pytest.mark.parametrize("kind", [EventKind.COMMENT, EventKind.SUPER_CHAT])
+def test_garbage_events_never_raise(kind: EventKind) -> None:
+    d = Director("garbage", _cfg())
+    for text in ["", " ", "\x00\x01", "🙂" * 500, "a" * 10000, "\ud800"]:
+        d.offer(Event("test", "garbage", kind, None, text))
+    d.offer(Event("test", "garbage", EventKind.GIFT, None, "", extra={"count": "many"}))
+    d.pick()
+    assert sum(d.drops.values()) >= 1
