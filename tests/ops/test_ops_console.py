@@ -106,10 +106,10 @@ def test_console_preview_token_controls_and_say_heard_on_rtmp(sync_playwright, f
 
         # Pause and resume show in the page.
         page.click("#pause")
-        page.wait_for_selector("#paused:not([hidden])", timeout=5000)
+        page.wait_for_selector("#paused", state="visible", timeout=5000)
         assert d.room("r1").status()["paused"] is True
         page.click("#resume")
-        page.wait_for_selector("#paused[hidden]", state="attached", timeout=5000)
+        page.wait_for_selector("#paused", state="hidden", timeout=5000)
 
         # Say: typed in the page, spoken by the room, heard in the stream the RTMP server received.
         page.fill("#say-text", LINE)
