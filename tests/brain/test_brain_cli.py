@@ -1,0 +1,51 @@
+"""`kb index` / `kb query` on a room config that points at the demo knowledge base."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from broadcaster.brain.cli import add_commands
+from broadcaster.config import ConfigError
+
+
+def _run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+@pytest.fixture
+def config(tmp_path: Path, kb_dir: Path) -> Path:
+    cfg = tmp_path / "anchor.yaml"
+    cfg.write_text("rooms:\n  - id: demo\n    brain:\n      kb:\n        dir: kb\n  - id: bare\n", encoding="utf-8")
+    return cfg
+
+
+def test_kb_index_reports_passages(config: Path, capsys) -> None:
+    assert _run(["kb", "index", "-c", str(config), "demo"]) == 0
+    out = capsys.readouterr().out
+    assert "passages from 3 files" in out and "faq.yaml" in out and "policy.md" in out
+    assert _run(["kb", "index", "-c", str(config), "demo", "--json"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert rows and all({"id", "title", "text"} <= set(r) for r in rows)
+
+
+def test_kb_query_shows_hits_and_the_extractive_answer(config: Path, capsys) -> None:
+    assert _run(["kb", "query", "-c", str(config), "demo", "能开发票吗", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["hits"][0]["id"].startswith("policy.md#") and res["hits"][0]["relevant"]
+    assert "电子发票" in res["answer"]
+    assert _run(["kb", "query", "-c", str(config), "demo", "火箭发射", "-k", "2"]) == 0
+    assert "no relevant passage" in capsys.readouterr().out
+
+
+def test_kb_commands_name_config_mistakes(config: Path) -> None:
+    with pytest.raises(ConfigError, match="no room with id 'nope'"):
+        _run(["kb", "index", "-c", str(config), "nope"])
+    with pytest.raises(ConfigError, match=r"brain\.kb\.dir: not set"):
+        _run(["kb", "query", "-c", str(config), "bare", "多少钱"])
