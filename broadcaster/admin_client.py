@@ -179,7 +179,9 @@ def _wrap(fn: Any) -> Any:
 
 def add_commands(subparsers: Any) -> None:
     """Registers status, say and reload; each sets `func(args) -> int` (the exit code)."""
-    p = subparsers.add_parser("status", help="show every room's state from the running daemon")
+    p = subparsers.add_parser(
+        "status", help="show every room's state from the running daemon (exit 3 when a room is off air)"
+    )
     _common(p)
     p.add_argument("--room", default=None, help="one room only (adds recent chat with --json)")
     p.set_defaults(func=_wrap(cmd_status), command_name="status")
