@@ -117,6 +117,10 @@ class Director:
         self._drop_metric: dict[str, Any] = {}
         self._depth = metrics.QUEUE_DEPTH.labels(room)
         self._seq = 0
+        self._stats_dirty = True
+        self._worst: _Item | None = None
+        self._min_deadline = float("inf")
+        self._names_ok: OrderedDict[str, str] = OrderedDict()  # raw name → name safe to read out
         self._held_seq = 0
         self._wakeup: asyncio.Event | None = None
         self.talk: TalkTrack | None = None
@@ -182,9 +186,15 @@ class Director:
         return False
 
     def _safe_name(self, event: Event) -> str:
-        name = event.user.name if event.user is not None else ""
-        name = normalize(name)[:16]
-        return name if name and self.moderator.check(name).ok else "这位朋友"
+        raw = event.user.name if event.user is not None else ""
+        safe = self._names_ok.get(raw)
+        if safe is None:
+            name = normalize(raw)[:16]
+            safe = name if name and self.moderator.check(name).ok else "这位朋友"
+            self._names_ok[raw] = safe
+            if len(self._names_ok) > 4096:
+                self._names_ok.popitem(last=False)
+        return safe
 
     # -- triage -----------------------------------------------------------------------------------------
 
@@ -227,6 +237,21 @@ class Director:
             if _NOISE.match(key):
                 self._drop("noise")
                 return
+        if is_sc:
+            kind_name = "super_chat"
+            priority = self.tcfg.priorities.super_chat + self.tcfg.priorities.per_cny * max(0.0, event.value_cny)
+            deadline_s = self.tcfg.deadlines.super_chat
+        elif _QUESTION.search(text):
+            kind_name, priority, deadline_s = "question", self.tcfg.priorities.question, self.tcfg.deadlines.question
+        else:
+            if not self.tcfg.answer_chit_chat:
+                self._drop("chit_chat")
+                return
+            kind_name, priority, deadline_s = "comment", self.tcfg.priorities.comment, self.tcfg.deadlines.comment
+        if not moderated and self._no_room_for(priority, key, now):
+            # Under a flood the queue is full of better lines: drop before the costlier checks.
+            self._drop("queue_full")
+            return
         if not moderated and text:
             verdict = self.moderator.check(text)
             if not verdict.ok:
@@ -242,17 +267,6 @@ class Director:
             self._drop("rate_limit")
             self._note(event, "rate limited", str(kind))
             return
-        if is_sc:
-            kind_name = "super_chat"
-            priority = self.tcfg.priorities.super_chat + self.tcfg.priorities.per_cny * max(0.0, event.value_cny)
-            deadline_s = self.tcfg.deadlines.super_chat
-        elif _QUESTION.search(text):
-            kind_name, priority, deadline_s = "question", self.tcfg.priorities.question, self.tcfg.deadlines.question
-        else:
-            if not self.tcfg.answer_chit_chat:
-                self._drop("chit_chat")
-                return
-            kind_name, priority, deadline_s = "comment", self.tcfg.priorities.comment, self.tcfg.deadlines.comment
         self._note(event, "ok", kind_name)
         name = self._safe_name(event)
         if not is_sc:
@@ -288,22 +302,42 @@ class Director:
         if item is None or item.first_mono < window_start:
             return False
         item.count += 1
+        self._stats_dirty = True  # its rank rose
         if len(item.names) < 5 and name not in item.names:
             item.names.append(name)
         self._drop("merged")
         return True
 
+    def _stats(self) -> tuple[_Item | None, float]:
+        """The lowest-ranked queued item and the earliest deadline (cached until the queue changes)."""
+        if self._stats_dirty:
+            self._worst = min(self._queue, key=_Item.rank, default=None)
+            self._min_deadline = min((it.deadline for it in self._queue), default=float("inf"))
+            self._stats_dirty = False
+        return self._worst, self._min_deadline
+
+    def _no_room_for(self, priority: float, key: str, now: float) -> bool:
+        if len(self._queue) < self.tcfg.queue_max or (key and key in self._by_key):
+            return False
+        worst, min_deadline = self._stats()
+        if min_deadline < now:
+            return False  # a stale line will make room
+        # Equal rank loses to the older item, so a new line needs strictly higher priority.
+        return worst is not None and worst.rank()[0] >= priority
+
     def _push(self, item: _Item) -> None:
         if len(self._queue) >= self.tcfg.queue_max:
             self._purge_stale(self.clock())
         if len(self._queue) >= self.tcfg.queue_max:
-            worst = min(self._queue, key=_Item.rank)
+            worst = self._stats()[0]
+            assert worst is not None
             if worst.rank() >= item.rank() and worst.priority >= item.priority:
                 self._drop("queue_full")
                 return
             self._remove(worst)
             self._drop("queue_full")
         self._queue.append(item)
+        self._stats_dirty = True
         if item.key and item.source == LineSource.ANSWER and item.kind != "super_chat":
             self._by_key[item.key] = item
         self._depth.set(len(self._queue))
@@ -311,11 +345,14 @@ class Director:
 
     def _remove(self, item: _Item) -> None:
         self._queue.remove(item)
+        self._stats_dirty = True
         if item.key and self._by_key.get(item.key) is item:
             del self._by_key[item.key]
         self._depth.set(len(self._queue))
 
     def _purge_stale(self, now: float) -> None:
+        if self._stats()[1] >= now:
+            return
         stale = [it for it in self._queue if it.deadline < now]
         for it in stale:
             self._remove(it)
