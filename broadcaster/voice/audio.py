@@ -108,3 +108,27 @@ def wav_bytes(pcm: np.ndarray, sample_rate: int) -> bytes:
         w.setframerate(sample_rate)
         w.writeframes((np.clip(pcm, -1, 1) * 32767).astype("<i2").tobytes())
     return buf.getvalue()
+
+
+def load_audio_file(path: str, sample_rate: int, max_seconds: float | None = None) -> np.ndarray:
+    """Decodes any audio file PyAV can read to float32 mono at `sample_rate` (reference clips, test audio)."""
+    import av
+
+    out: list[np.ndarray] = []
+    total = 0
+    limit = int(max_seconds * sample_rate) if max_seconds else None
+    with av.open(str(path)) as c:
+        stream = c.streams.audio[0]
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=sample_rate)
+        for frame in c.decode(stream):
+            for f in resampler.resample(frame):
+                a = f.to_ndarray().reshape(-1)
+                out.append(a)
+                total += a.size
+            if limit is not None and total >= limit:
+                break
+        else:
+            for f in resampler.resample(None):
+                out.append(f.to_ndarray().reshape(-1))
+    pcm = np.concatenate(out).astype(np.float32) if out else np.zeros(0, np.float32)
+    return pcm[:limit] if limit is not None else pcm

@@ -62,3 +62,74 @@ def build_tiny_piper_voice(dir: Path, *, sample_rate: int = 22050, hop: int = 25
     }
     (dir / "voice.onnx.json").write_text(json.dumps(config, ensure_ascii=False))
     return path
+
+
+def build_tiny_vits(dir: Path, *, sample_rate: int = 16000, speakers: list[str] | None = None) -> Path:
+    """A random 1.3M-parameter Coqui VITS (characters, English) saved as config.json + model_file.pth."""
+    import torch
+    from TTS.config.shared_configs import BaseAudioConfig
+    from TTS.tts.configs.shared_configs import CharactersConfig
+    from TTS.tts.configs.vits_config import VitsArgs, VitsConfig
+    from TTS.tts.models.vits import Vits
+
+    torch.manual_seed(0)
+    args = VitsArgs(
+        hidden_channels=16, hidden_channels_ffn_text_encoder=32, num_heads_text_encoder=2, num_layers_text_encoder=1,
+        num_layers_flow=1, num_layers_posterior_encoder=1, resblock_kernel_sizes_decoder=[3],
+        resblock_dilation_sizes_decoder=[[1, 3, 5]], upsample_rates_decoder=[8, 8, 4],
+        upsample_initial_channel_decoder=32, upsample_kernel_sizes_decoder=[16, 16, 8], init_discriminator=False,
+        spec_segment_size=8, use_speaker_embedding=bool(speakers), use_sdp=False,
+        speaker_embedding_channels=16,
+    )
+    cfg = VitsConfig(
+        model_args=args,
+        audio=BaseAudioConfig(sample_rate=sample_rate, hop_length=256, win_length=1024, fft_size=1024, num_mels=80),
+        use_phonemes=False, text_cleaner="basic_cleaners", test_sentences=[],
+        characters=CharactersConfig(characters_class="TTS.tts.utils.text.characters.Graphemes", pad="_", eos="~",
+                                    bos="^", blank="#", characters="abcdefghijklmnopqrstuvwxyz",
+                                    punctuations="!,.? "),
+        use_speaker_embedding=bool(speakers),
+    )
+    dir.mkdir(parents=True, exist_ok=True)
+    if speakers:
+        import json as _json
+
+        (dir / "speakers.json").write_text(_json.dumps({s: i for i, s in enumerate(speakers)}))
+        cfg.speakers_file = str(dir / "speakers.json")
+        cfg.model_args.speakers_file = str(dir / "speakers.json")
+    model = Vits(cfg)
+    torch.save({"model": model.state_dict()}, dir / "model_file.pth")
+    cfg.save_json(str(dir / "config.json"))
+    return dir
+
+
+def build_tiny_xtts(dir: Path) -> Path:
+    """A random tiny XTTS v2 (1-layer 32-wide GPT, real speaker encoder + HiFi decoder shapes) with a BPE
+    vocab.json trained on the spot, saved as config.json + model.pth + vocab.json like a released XTTS dir."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from TTS.tts.configs.xtts_config import XttsConfig
+    from TTS.tts.layers.xtts.tokenizer import VoiceBpeTokenizer
+    from TTS.tts.models.xtts import Xtts, XttsArgs
+
+    torch.manual_seed(0)
+    dir.mkdir(parents=True, exist_ok=True)
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["[STOP]", "[UNK]", "[SPACE]", "[START]", "[zh-cn]", "[en]"])
+    corpus = ["hello world this is a test", "ni3 hao3 huan1 ying2 lai2 dao4 zhi2 bo1 jian1",
+              "welcome to the live room thanks for the gift"] * 20
+    tok.train_from_iterator(corpus, trainer)
+    tok.save(str(dir / "vocab.json"))
+    args = XttsArgs(gpt_layers=1, gpt_n_model_channels=32, gpt_n_heads=2, gpt_num_audio_tokens=66,
+                    gpt_start_audio_token=64, gpt_stop_audio_token=65, gpt_max_audio_tokens=40,
+                    gpt_max_text_tokens=100, gpt_max_prompt_tokens=20, decoder_input_dim=32,
+                    tokenizer_file=str(dir / "vocab.json"))
+    cfg = XttsConfig(model_args=args)
+    cfg.languages = ["en", "zh-cn"]
+    model = Xtts(cfg)
+    model.tokenizer = VoiceBpeTokenizer(vocab_file=str(dir / "vocab.json"))
+    model.init_models()
+    torch.save({"model": model.state_dict()}, dir / "model.pth")
+    cfg.save_json(str(dir / "config.json"))
+    return dir
