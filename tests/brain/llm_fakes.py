@@ -119,3 +119,28 @@ def build_tiny_lm(path: Path, *, chat_template: bool = True) -> Path:
                       pad_token_id=fast.pad_token_id)
     LlamaForCausalLM(cfg).save_pretrained(path)
     return path
+
+
+def build_tiny_encoder(path: Path) -> Path:
+    """A random 2-layer BERT encoder and a WordPiece tokenizer trained here: a stand-in sentence-embedding model."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(handle_chinese_chars=True, lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(vocab_size=400, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
+    tok.train_from_iterator(CORPUS * 20, trainer)
+    from tokenizers.processors import TemplateProcessing
+
+    tok.post_processor = TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+                                   sep_token="[SEP]", mask_token="[MASK]")
+    fast.save_pretrained(path)
+    import torch
+
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=fast.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                     intermediate_size=64, max_position_embeddings=512)
+    BertModel(cfg).save_pretrained(path)
+    return path
