@@ -226,3 +226,46 @@ async def test_brain_through_a_local_transformers_model(kb_dir: Path, tmp_path: 
         assert llm_said or rec["withheld"] or out[0].source in ("kb", "fallback")
     finally:
         await brain.close()
+
+
+async def test_fleet_brains_share_answers_over_redis_and_keep_going_when_it_dies(
+        kb_dir: Path, llm_server: FakeOpenAI, tmp_path: Path) -> None:
+    import os
+    import signal
+
+    from test_brain_cache import _free_port, _redis
+
+    port = _free_port()
+    server = _redis(tmp_path / "r.db", port)
+    url = f"redis://127.0.0.1:{port}/0"
+    llm_server.script = lambda req: ["杯盖可以单独买，每个15元。"]
+    base = _llm_cfg(kb_dir, llm_server).model_dump(mode="python")
+    base["llm"]["api_key"] = None
+    base["cache"]["redis_url"] = url
+    base["cache"]["store_retry_s"] = 0.2
+    daemon_a = Brain("fleet", BrainConfig.model_validate(base), base_dir=kb_dir.parent)
+    base_b = dict(base, llm={"backend": "none"})
+    daemon_b = Brain("fleet", BrainConfig.model_validate(base_b), base_dir=kb_dir.parent)
+    await daemon_a.start()
+    await daemon_b.start()
+    try:
+        out = await _say(daemon_a, _line("杯盖坏了能单独买吗"))
+        assert [s.source for s in out] == ["llm"]
+        # The other daemon of the fleet (no LLM at all) answers the same question from the shared cache.
+        out_b = await _say(daemon_b, _line("杯盖坏了能单独买吗？"))
+        assert [s.source for s in out_b] == ["cache"] and out_b[0].text == out[0].text
+        os.kill(server.pid, signal.SIGKILL)  # Redis dies mid-run
+        await asyncio.sleep(0.05)
+        again = await _say(daemon_b, _line("杯盖坏了能单独买吗"))
+        assert [s.source for s in again] == ["cache"]  # kept in memory
+        faq = await _say(daemon_b, _line("包邮吗"))
+        assert faq[0].source == "cache"
+        llm_server.script = lambda req: ["可以开电子发票。"]
+        fresh = await _say(daemon_a, _line("发票怎么开"))
+        assert fresh and fresh[0].source in ("llm", "kb")
+        cached = await _say(daemon_a, _line("发票怎么开"))
+        assert cached[0].source == "cache"  # the room goes on caching in memory without Redis
+    finally:
+        await daemon_a.close()
+        await daemon_b.close()
+        server.shutdown()
