@@ -255,6 +255,17 @@ class AnswerCache:
         except Exception:
             log.debug("answer cache store delete failed", exc_info=True)
 
+    async def invalidate_where(self, predicate: Callable[[CachedAnswer], bool]) -> int:
+        """Forgets every local entry the predicate selects (and deletes it from the shared store)."""
+        doomed = [k for k, (e, _) in self._entries.items() if predicate(e)]
+        for key in doomed:
+            self._forget(key)
+            try:
+                await self.store.delete(self._entry_key(key))
+            except Exception:
+                log.debug("answer cache store delete failed", exc_info=True)
+        return len(doomed)
+
     # -- fleet sharing --------------------------------------------------------------------------------
 
     async def _index_add(self, key: str, ttl_s: float) -> None:

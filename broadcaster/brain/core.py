@@ -12,6 +12,7 @@ model, verdicts, time to first token, sentences withheld and why) rides on each 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import random
@@ -101,6 +102,8 @@ class Brain:
         self._rng = random.Random()
         self._fallback_cycle = itertools.cycle(cfg.fallback_lines)
         self.started = False
+        self._kb_builds = 0
+        self._watch_task: asyncio.Task[None] | None = None
         # line id → every sentence withheld while answering it (also the ones after the last spoken one).
         self._withheld: OrderedDict[int, list[dict[str, str]]] = OrderedDict()
 
@@ -141,11 +144,40 @@ class Brain:
                                      max_entries=cfg.cache.max_entries, key_fn=question_key, embed=embed,
                                      embed_similarity=cfg.cache.embed_similarity, clock=self.clock)
             await self.cache.warm(self._faq())
+        self._kb_builds = self.kb.builds
+        if self.kb.root is not None and cfg.kb.check_interval_s > 0:
+            self._watch_task = asyncio.get_running_loop().create_task(self._watch_kb(), name=f"kb-watch-{self.room}")
         self.backend = self._backend_override or build_backend(cfg.llm, self.base_dir)
         load = getattr(self.backend, "load", None)
         if load is not None:
             await asyncio.to_thread(load)  # heavy models load once, at start, off the loop
         self.started = True
+
+    async def _watch_kb(self) -> None:
+        """Looks for KB file changes in the background, so the answer path never waits on the disk."""
+        while True:
+            await asyncio.sleep(self.cfg.kb.check_interval_s)
+            try:
+                await self.kb.maybe_rebuild()
+                await self._after_kb_rebuild()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("room %s: knowledge base refresh failed", self.room)
+
+    async def _after_kb_rebuild(self) -> None:
+        """After a rebuild: forget FAQ entries and answers citing changed passages, then re-warm the FAQ."""
+        if self.kb.builds == self._kb_builds:
+            return
+        self._kb_builds = self.kb.builds
+        if self.cache is None:
+            return
+        changed = set(self.kb.changed_ids)
+        dropped = await self.cache.invalidate_where(
+            lambda e: e.source == "faq" or any(pid in changed for pid in e.passage_ids))
+        warmed = await self.cache.warm(self._faq())
+        log.info("room %s: knowledge base changed; %d cached answers forgotten, %d FAQ entries warmed",
+                 self.room, dropped, warmed)
 
     def _faq(self) -> list[tuple[str, str, str]]:
         pairs = list(self.kb.corpus.faq)
@@ -162,6 +194,10 @@ class Brain:
         return pairs
 
     async def close(self) -> None:
+        if self._watch_task is not None:
+            self._watch_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch_task
         if self.cache is not None:
             await self.cache.close()
         if self.backend is not None:
@@ -179,6 +215,7 @@ class Brain:
                 yield s
             return
         question = line.text.strip()
+        await self._after_kb_rebuild()  # a search may have rebuilt the KB: never serve answers it retired
         ans = _Answer(line, source="cache")
         for s in self._preface(line):
             out = self._moderated(ans, s, "script")

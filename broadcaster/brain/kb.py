@@ -354,6 +354,7 @@ class KnowledgeBase:
         self.dense: DenseIndex | None = None
         self.signature: tuple[tuple[str, int, int], ...] = ()
         self.builds = 0
+        self.changed_ids: set[str] = set()
         self._last_check = -float("inf")
         self._lock = asyncio.Lock()
 
@@ -368,8 +369,12 @@ class KnowledgeBase:
         corpus = load_corpus(self.root, self.chunk_chars)
         bm25 = BM25Index(corpus.passages)
         dense = DenseIndex(corpus.passages, self.embed) if self.embed is not None else None
+        old = {p.id: p.text for p in self.corpus.passages}
+        new = {p.id: p.text for p in corpus.passages}
         # Swap all at once: a search running concurrently sees the old or the new index, never a mix.
         self.corpus, self.bm25, self.dense, self.signature = corpus, bm25, dense, signature
+        # Passages that changed or disappeared: answers citing them must not be served any more.
+        self.changed_ids = {pid for pid, text in old.items() if new.get(pid) != text}
         self.builds += 1
         log.info("kb %s: %d passages, %d FAQ pairs", self.root, len(corpus.passages), len(corpus.faq))
 

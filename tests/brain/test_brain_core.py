@@ -269,3 +269,32 @@ async def test_fleet_brains_share_answers_over_redis_and_keep_going_when_it_dies
         await daemon_a.close()
         await daemon_b.close()
         server.shutdown()
+
+
+async def test_kb_change_retires_cached_answers(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    llm_server.script = lambda req: ["杯盖配件每个15元。"]
+    cfg = _llm_cfg(kb_dir, llm_server).model_copy(
+        update={"kb": BrainConfig.model_validate({"kb": {"dir": str(kb_dir), "check_interval_s": 0.05}}).kb})
+    brain = Brain("kb-change", cfg, base_dir=kb_dir.parent)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("杯盖坏了可以单独买吗"))
+        assert out[0].source == "llm" and any(p.startswith("policy.md#") for p in out[0].passage_ids)
+        assert (await _say(brain, _line("杯盖坏了可以单独买吗")))[0].source == "cache"
+        # The price list and the FAQ change on disk.
+        policy = kb_dir / "policy.md"
+        policy.write_text(policy.read_text(encoding="utf-8").replace("每个15元", "每个12元"), encoding="utf-8")
+        faq = kb_dir / "faq.yaml"
+        faq.write_text(faq.read_text(encoding="utf-8").replace("到手价169元", "到手价159元"), encoding="utf-8")
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if brain.kb.builds >= 2:
+                break
+        assert brain.kb.builds >= 2
+        llm_server.script = lambda req: ["杯盖配件每个12元。"]
+        again = await _say(brain, _line("杯盖坏了可以单独买吗"))
+        assert again[0].source == "llm" and again[0].text == "杯盖配件每个12元。"  # the old answer was retired
+        price = await _say(brain, _line("多少钱"))
+        assert price[0].source == "cache" and "159元" in "".join(s.text for s in price)
+    finally:
+        await brain.close()
