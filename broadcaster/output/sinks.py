@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import logging
 import random
-import socket
 import threading
 import time
 from collections import deque
 from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import av
 
 from broadcaster import metrics
 from broadcaster.config import RecordOutput, RtmpOutput
 from broadcaster.configbase import redact_url
+from broadcaster.output import flv, rtmp
 from broadcaster.output.encoder import EncodedPacket, Encoder
 
 log = logging.getLogger(__name__)
@@ -46,6 +43,8 @@ class _Disconnected(Exception):
     pass
 
 
+
+
 class Sink:
     """Base: a thread that takes packets from a bounded queue and writes them to a container.
 
@@ -68,6 +67,7 @@ class Sink:
         self._thread = threading.Thread(target=self._run, name=f"sink-{room}-{name}", daemon=True)
         self.connected = False
         self.reconnects = 0
+        self.failed_attempts = 0
         self.dropped = 0
         self.bytes = 0
         self.packets_written = 0
@@ -124,6 +124,7 @@ class Sink:
             "target": self.display_target(),
             "connected": self.connected,
             "reconnects": self.reconnects,
+            "failed_attempts": self.failed_attempts,
             "dropped_packets": self.dropped,
             "bytes": self.bytes,
             "last_error": self.last_error,
@@ -148,14 +149,12 @@ class Sink:
         with self._cond:
             return self._abort or (self._closing and not self._queue)
 
-    def _open_container(self) -> tuple[av.container.OutputContainer, av.VideoStream, av.AudioStream]:
-        raise NotImplementedError
-
     def _run(self) -> None:
         raise NotImplementedError
 
-    def _mux_session(self, container, vstream, astream, should_rotate=None) -> None:
-        """Writes packets until closing, an error (raises _Disconnected) or should_rotate() says so."""
+    def _mux_session(self, write, should_rotate=None) -> None:
+        """Writes packets (rebased to start at 0) with write(pkt, pts, dts) until closing, an error
+        (write raises _Disconnected) or should_rotate() says so at a keyframe."""
         v_base = a_base = 0
         while not self._done():
             pkt = self._take()
@@ -185,17 +184,7 @@ class Sink:
                 if pkt.pts < a_base:  # keeps every timestamp ≥ 0, so muxers never shift the timeline
                     continue
                 base = a_base
-            packet = av.Packet(pkt.data)
-            packet.pts = pkt.pts - base
-            packet.dts = pkt.dts - base
-            packet.duration = pkt.duration
-            packet.time_base = pkt.time_base
-            packet.is_keyframe = pkt.keyframe
-            packet.stream = vstream if pkt.video else astream
-            try:
-                container.mux(packet)
-            except (av.FFmpegError, OSError) as exc:
-                raise _Disconnected(str(exc)) from exc
+            write(pkt, pkt.pts - base, pkt.dts - base)
             if self.first_packet_at is None:
                 self.first_packet_at = time.monotonic()
             self.packets_written += 1
@@ -203,12 +192,6 @@ class Sink:
             self._m_bytes.inc(len(pkt.data))
             self._m_queue.set(self._queued_seconds())
 
-    def _streams(self, container) -> tuple[av.VideoStream, av.AudioStream]:
-        vstream = container.add_stream_from_template(self._encoder.video_stream)
-        astream = container.add_stream_from_template(self._encoder.audio_stream)
-        vstream.time_base = Fraction(1, 1000)
-        astream.time_base = Fraction(1, 1000)
-        return vstream, astream
 
     def _set_connected(self, value: bool) -> None:
         self.connected = value
@@ -224,71 +207,68 @@ class RtmpSink(Sink):
         self._url = url
         self._cfg = cfg
         self._backoff = Backoff(cfg.reconnect_delay_s, cfg.reconnect_max_delay_s, rng)
-        parts = urlsplit(url)
-        self._host = parts.hostname or "localhost"
-        self._port = parts.port or (443 if parts.scheme == "rtmps" else 1935)
+        target = rtmp.parse_url(url)
+        self._host, self._port = target.host, target.port
+        video, audio = encoder.video_cfg, encoder.audio_cfg
+        self._headers = [
+            (flv.SCRIPT, flv.metadata(width=video.width, height=video.height, fps=video.fps,
+                                      video_kbps=video.bitrate_kbps, sample_rate=audio.sample_rate,
+                                      audio_kbps=audio.bitrate_kbps, encoder="virtual-anchor")),
+            (flv.AUDIO, flv.audio_sequence_header(encoder.audio_stream.codec_context.extradata)),
+            (flv.VIDEO, flv.video_sequence_header(encoder.video_stream.codec_context.extradata)),
+        ]
 
     def display_target(self) -> str:
         return redact_url(self._url)
 
     def _scrub(self, exc: BaseException) -> str:
-        """FFmpeg errors quote the URL they failed on; the stream key must not reach logs or status."""
-        return str(exc).replace(self._url, self.display_target())
+        """Errors may quote the URL they failed on; the stream key must not reach logs or status."""
+        return str(exc).replace(self._url, self.display_target()) or type(exc).__name__
 
-    def _open_container(self):
-        container = av.open(
-            self._url,
-            "w",
-            format="flv",
-            container_options={"flvflags": "no_duration_filesize"},
-            timeout=self._cfg.timeout_s,
-        )
-        vstream, astream = self._streams(container)
-        container.start_encoding()  # connect, publish, onMetaData and both sequence headers
-        return container, vstream, astream
-
-    def _reachable(self) -> bool:
+    def _connect(self) -> rtmp.Publisher:
+        publisher = rtmp.Publisher(self._url, self._cfg.timeout_s)
         try:
-            with socket.create_connection((self._host, self._port), timeout=1.0):
-                return True
-        except OSError:
-            return False
+            publisher.connect()
+            for mtype, payload in self._headers:  # metadata, then AAC and AVC sequence headers, at 0
+                publisher.send(mtype, 0, payload)
+        except BaseException:
+            publisher.close()
+            raise
+        return publisher
 
-    def _wait(self, delay: float, probe: bool) -> None:
-        """Sleeps up to `delay`; with probe, returns early once the ingest accepts TCP again.
-
-        The backoff spaces out publish attempts. When the ingest was simply unreachable (refused,
-        unreachable, timed out), a refused TCP probe costs it nothing, and probing brings the stream
-        back within a second or two of the server's return even after the backoff has grown long.
-        A server that accepted TCP but rejected the publish is never probed, only retried on schedule.
-        """
+    def _wait(self, delay: float) -> None:
         end = time.monotonic() + delay
         while not self._done():
             with self._cond:  # while down, nothing queued is worth keeping
                 self._drop_queue("disconnected")
-            left = end - time.monotonic()
-            if left <= 0:
-                return
-            with self._cond:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return
                 self._cond.wait(min(left, 0.5))
-            if probe and self._reachable():
-                return
 
     def _run(self) -> None:
         attempts = 0
         while not self._done():
             try:
-                container, vstream, astream = self._open_container()
-            except (av.FFmpegError, OSError) as exc:
+                publisher = self._connect()
+            except (OSError, rtmp.RtmpError) as exc:
                 attempts += 1
+                self.failed_attempts += 1
                 self.last_error = self._scrub(exc)
                 if self._cfg.max_retries and attempts > self._cfg.max_retries:
                     log.error("sink %s: giving up after %d attempts: %s", self.name, attempts - 1, self.last_error)
                     return
-                delay = self._backoff.next_delay()
-                log.warning("sink %s: connect to %s failed (%s); retry in %.1fs", self.name,
-                            self.display_target(), self.last_error, delay)
-                self._wait(delay, probe=_unreachable(exc))
+                if isinstance(exc, rtmp.Unreachable):
+                    # Nothing answered, so a retry costs the ingest nothing: poll at the base delay (capped
+                    # at 1 s) and the stream is back within about a second of the server's return. The
+                    # growing OBS backoff paces only attempts the server saw (rejected, broke off).
+                    delay = min(1.0, self._cfg.reconnect_delay_s)
+                else:
+                    delay = self._backoff.next_delay()
+                if attempts == 1 or attempts % 60 == 0 or not isinstance(exc, rtmp.Unreachable):
+                    log.warning("sink %s: connect to %s failed (%s); retrying in %.1fs (attempt %d)", self.name,
+                                self.display_target(), self.last_error, delay, attempts)
+                self._wait(delay)
                 continue
             if attempts or self.reconnects or self.packets_written:
                 self.reconnects += 1
@@ -299,34 +279,31 @@ class RtmpSink(Sink):
                 self._need_key = True
             self.first_packet_at = None
             self._set_connected(True)
-            log.info("sink %s: connected to %s", self.name, self.display_target())
+            log.info("sink %s: publishing to %s", self.name, self.display_target())
             try:
-                self._mux_session(container, vstream, astream)
-                try:
-                    container.close()
-                except (av.FFmpegError, OSError) as exc:
-                    log.warning("sink %s: close: %s", self.name, self._scrub(exc))
+                self._mux_session(lambda pkt, pts, dts, p=publisher: self._send(p, pkt, pts, dts))
             except _Disconnected as exc:
-                self.last_error = self._scrub(exc)
+                self.last_error = self._scrub(exc.__cause__ or exc)
                 log.warning("sink %s: connection lost (%s); reconnecting", self.name, self.last_error)
-                self._safe_close(container)
+                publisher.close()
                 self._set_connected(False)
-                self._wait(self._backoff.next_delay(), probe=True)
+                self._wait(min(1.0, self._cfg.reconnect_delay_s))
                 continue
+            publisher.close()
             self._set_connected(False)
             return
 
     @staticmethod
-    def _safe_close(container) -> None:
-        with contextlib.suppress(Exception):
-            container.close()
-
-
-_UNREACHABLE = {errno.ECONNREFUSED, errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ETIMEDOUT, errno.ECONNRESET}
-
-
-def _unreachable(exc: BaseException) -> bool:
-    return isinstance(exc, OSError) and exc.errno in _UNREACHABLE
+    def _send(publisher: rtmp.Publisher, pkt: EncodedPacket, pts: int, dts: int) -> None:
+        to_ms = pkt.time_base * 1000
+        ts = round(dts * to_ms)
+        try:
+            if pkt.video:
+                publisher.send(flv.VIDEO, ts, flv.video_tag(pkt.data, pkt.keyframe, round(pts * to_ms) - ts))
+            else:
+                publisher.send(flv.AUDIO, ts, flv.audio_tag(pkt.data))
+        except (OSError, rtmp.RtmpError) as exc:
+            raise _Disconnected(str(exc)) from exc
 
 
 RECORD_FORMATS = {".flv": "flv", ".mkv": "matroska", ".ts": "mpegts", ".mp4": "mp4"}
@@ -363,7 +340,9 @@ class RecordSink(Sink):
         fmt = RECORD_FORMATS.get(path.suffix.lower(), "flv")
         options = {"movflags": "frag_keyframe+empty_moov+default_base_moof"} if fmt == "mp4" else {}
         container = av.open(str(path), "w", format=fmt, container_options=options)
-        vstream, astream = self._streams(container)
+        vstream = container.add_stream_from_template(self._encoder.video_stream)
+        astream = container.add_stream_from_template(self._encoder.audio_stream)
+        vstream.time_base = astream.time_base = Fraction(1, 1000)
         self.files.append(path)
         self._opened_at = time.monotonic()
         self._bytes_at_open = self.bytes
@@ -388,8 +367,19 @@ class RecordSink(Sink):
             self._set_connected(True)
             with self._cond:
                 self._need_key = True
+            def write(pkt: EncodedPacket, pts: int, dts: int, c=container, v=vstream, a=astream) -> None:
+                packet = av.Packet(pkt.data)
+                packet.pts, packet.dts, packet.duration = pts, dts, pkt.duration
+                packet.time_base = pkt.time_base
+                packet.is_keyframe = pkt.keyframe
+                packet.stream = v if pkt.video else a
+                try:
+                    c.mux(packet)
+                except (av.FFmpegError, OSError) as exc:
+                    raise _Disconnected(str(exc)) from exc
+
             try:
-                self._mux_session(container, vstream, astream, self._should_rotate)
+                self._mux_session(write, self._should_rotate)
             except _Disconnected as exc:
                 self.last_error = str(exc)
                 log.error("sink %s: write failed: %s", self.name, exc)

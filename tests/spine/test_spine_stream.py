@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
 import time
 
 import pytest
@@ -156,3 +158,52 @@ async def test_recording_rotates_at_keyframes(tmp_path):
         assert_valid_stream(p, width=W, height=H, fps=25, sample_rate=44100, min_seconds=1.9)
         total += p.video.duration
     assert abs(total - room.clock.frames / 25) <= 0.05 * len(files)
+
+
+class SilentServer:
+    """Accepts TCP and never says a word: FFmpeg's RTMP client would wait for the handshake forever."""
+
+    def __init__(self, port: int):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(16)
+        self.conns: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.conns:
+            conn.close()
+
+
+async def test_ingest_that_stops_answering_is_given_up(ffmpeg_ingest):
+    port = free_port()
+    silent = SilentServer(port)
+    cfg = room_config([{"type": "rtmp", "url": f"rtmp://127.0.0.1:{port}/live/k", "timeout_s": 1.0,
+                        "reconnect_delay_s": 0.3}])
+    room = Room(cfg, avatar=CardAvatar(W, H), with_voice=False)
+    await room.start()
+    try:
+        await asyncio.sleep(3.5)
+        sink = room.sinks[0]
+        assert "timed out" in sink.last_error
+        assert sink.failed_attempts >= 2 and not sink.connected
+        assert room.clock.running and room.clock.age() < 0.5
+        silent.close()
+        ingest = ffmpeg_ingest(port=port)
+        assert await asyncio.to_thread(ingest.wait_publisher, 10)
+        await asyncio.sleep(2.5)
+    finally:
+        silent.close()
+        await room.stop()
+    await asyncio.to_thread(ingest.finish)
+    assert_valid_stream(probe(ingest.out), width=W, height=H, fps=25, sample_rate=44100, min_seconds=1.9)

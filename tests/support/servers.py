@@ -76,7 +76,8 @@ class FfmpegIngest:
         self.output: list[str] = []
         self._published = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
-        if not wait_until(lambda: listening(self.port), 20):
+        # A fast client may be accepted before we look (FFmpeg closes its listening socket on accept).
+        if not wait_until(lambda: listening(self.port) or bool(self.output), 20):
             raise RuntimeError(f"the FFmpeg RTMP listener did not start: {''.join(self.output)[-2000:]}")
         self.started_at = time.monotonic()
         return self
