@@ -101,7 +101,7 @@ class BackgroundConfig(Model):
 class SubtitleConfig(Model):
     enabled: bool = True
     font: Path | None = None  # a TTF/OTF/TTC that covers Chinese; default: found through fontconfig
-    size: int = Field(0, ge=0, le=400)  # px; 0 = canvas height / 20
+    size: int = Field(0, ge=0, le=400)  # px; 0 = canvas height / 20 (width / 16 on tall canvases)
     position: Literal["bottom", "top", "middle"] = "bottom"
     margin: float = Field(0.05, ge=0, le=0.5)  # fraction of the canvas height from the edge
     max_lines: int = Field(2, ge=1, le=6)

@@ -46,13 +46,17 @@ class Overlays:
         self.font = pick_font(cfg.subtitle.font, base_dir)
         self.text = TextRenderer(self.font)
         sub, ban, lab = cfg.subtitle, cfg.banner, cfg.label
-        self.sub_style = TextStyle(sub.colour, sub.outline, sub.box, sub.size or max(12, height // 20))
-        self.ban_style = TextStyle(ban.colour, None, ban.box, ban.size or max(10, height // 30))
+        self.sub_style = TextStyle(
+            sub.colour, sub.outline, sub.box, sub.size or max(12, min(height // 20, width // 16))
+        )
+        self.ban_style = TextStyle(
+            ban.colour, None, ban.box, ban.size or max(10, min(height // 30, width // 24))
+        )
         self.margin = max(4, int(0.02 * height))
         top_row = 0
         self.label: Layer | None = None
         if lab.enabled:
-            style = TextStyle(lab.colour, None, lab.box, lab.size or max(10, height // 45))
+            style = TextStyle(lab.colour, None, lab.box, lab.size or max(10, min(height // 45, width // 36)))
             self.label = self._corner(self.text.render(lab.text, style, int(width * 0.45)), lab.position)
             if lab.position.startswith("top"):
                 top_row = max(top_row, self.label.y + self.label.h)

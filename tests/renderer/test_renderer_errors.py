@@ -60,16 +60,22 @@ def test_missing_and_unreadable_files(tmp_path: Path) -> None:
     with pytest.raises(AvatarError, match="not an image"):
         build_avatar(AvatarConfig(kind="portrait", path=Path("text.png")), 854, 480, FPS, base_dir=tmp_path)
     with pytest.raises(AvatarError, match=r"avatar\.background\.path: file .*bg\.png"):
-        build_avatar(AvatarConfig(background={"kind": "image", "path": "bg.png"}), 854, 480, FPS, base_dir=tmp_path)
+        build_avatar(
+            AvatarConfig(background={"kind": "image", "path": "bg.png"}), 854, 480, FPS, base_dir=tmp_path
+        )
     with pytest.raises(AvatarError, match=r"avatar\.overlays\.logo\.path: file .*logo\.png"):
         build_avatar(AvatarConfig(overlays={"logo": {"path": "logo.png"}}), 854, 480, FPS, base_dir=tmp_path)
     with pytest.raises(AvatarError, match=r"avatar\.overlays\.subtitle\.font: file .*font\.ttf"):
-        build_avatar(AvatarConfig(overlays={"subtitle": {"font": "font.ttf"}}), 854, 480, FPS, base_dir=tmp_path)
+        build_avatar(
+            AvatarConfig(overlays={"subtitle": {"font": "font.ttf"}}), 854, 480, FPS, base_dir=tmp_path
+        )
 
 
 def test_config_checks_files_when_the_loader_gives_the_folder(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match=r"file .*missing\.jpg.* does not exist"):
-        AvatarConfig.model_validate({"kind": "portrait", "path": "missing.jpg"}, context={"base_dir": tmp_path})
+        AvatarConfig.model_validate(
+            {"kind": "portrait", "path": "missing.jpg"}, context={"base_dir": tmp_path}
+        )
     with pytest.raises(ValidationError, match="needs 'path'"):
         AvatarConfig.model_validate({"kind": "sprite"})
     with pytest.raises(ValidationError, match="colour like"):

@@ -36,7 +36,9 @@ def _subtitle_ink(av, s: str) -> np.ndarray:
 def test_chinese_subtitle_renders_glyphs_not_boxes() -> None:
     _require_cjk_font()
     # No plate and no outline: the difference is the glyph ink alone.
-    av = build_avatar(AvatarConfig(overlays={"subtitle": {"box": None, "outline": "#ffffff"}}), 1280, 720, FPS)
+    av = build_avatar(
+        AvatarConfig(overlays={"subtitle": {"box": None, "outline": "#ffffff"}}), 1280, 720, FPS
+    )
     inks = {ch: _subtitle_ink(av, ch) > 40 for ch in "一田口中"}
     # A missing glyph is the same box for every character; real glyphs differ from each other.
     chars = list(inks)
@@ -69,7 +71,9 @@ def test_warns_when_no_font_can_render_chinese(monkeypatch, caplog) -> None:
 
 
 def test_configured_latin_only_font_warns(caplog, tmp_path) -> None:
-    out = subprocess.run(["fc-match", "-f", "%{file}", "DejaVu Sans"], capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        ["fc-match", "-f", "%{file}", "DejaVu Sans"], capture_output=True, text=True, check=False
+    )
     font = out.stdout.strip()
     if not font or text.font_renders_cjk(font):
         if os.environ.get("CI") == "true":
