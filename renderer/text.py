@@ -153,8 +153,10 @@ class TextRenderer:
         self._fonts: dict[int, ImageFont.FreeTypeFont | ImageFont.ImageFont] = {}
         self._cache: OrderedDict[tuple[object, ...], Layer] = OrderedDict()
         self._cache_size = cache_size
-        # prepare() may run on another thread (the voice's) while the clock thread renders.
+        # prepare() may run on another thread (the voice's) while the clock thread renders; FreeType
+        # faces are not thread-safe, so drawing is serialised too.
         self._lock = threading.Lock()
+        self._draw_lock = threading.Lock()
 
     def font(self, size: int) -> ImageFont.FreeTypeFont:
         f = self._fonts.get(size)
@@ -175,7 +177,8 @@ class TextRenderer:
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-        layer = self._draw(text, style, max_width, max_lines)
+        with self._draw_lock:
+            layer = self._draw(text, style, max_width, max_lines)
         with self._lock:
             self._cache[key] = layer
             if len(self._cache) > self._cache_size:

@@ -108,3 +108,18 @@ def test_subtitle_layers_are_cached() -> None:
     assert a is b  # drawn once per sentence, reused every frame
     c, _, _ = ov.subtitle_layer("下一句")
     assert c is not a
+
+
+def test_prepare_draws_ahead_from_another_thread() -> None:
+    import threading
+
+    av = build_avatar(AvatarConfig(), 854, 480, FPS)
+    t = threading.Thread(target=av.prepare, args=("下一句字幕", "回答 @小李: 发货时间"))
+    t.start()
+    frames = [av.render(FrameState(n=n, fps=FPS, subtitle="当前字幕")) for n in range(5)]
+    t.join()
+    assert av.overlays.subtitle_layer("下一句字幕")[0] is av.overlays.subtitle_layer("下一句字幕")[0]
+    before = len(av.overlays.text._cache)
+    av.render(FrameState(n=6, fps=FPS, subtitle="下一句字幕", banner="回答 @小李: 发货时间"))
+    assert len(av.overlays.text._cache) == before  # nothing new drawn on the clock thread
+    assert all(f.shape == (480, 854, 3) for f in frames)
