@@ -181,3 +181,27 @@ def test_background_image_and_video(tmp_path: Path) -> None:
     lum = [int(avatar.render(FrameState(n=n, fps=FPS))[5, 5].mean()) for n in range(26)]
     assert lum[0] < lum[6] < lum[11]
     assert abs(lum[12] - lum[0]) <= 3 and abs(lum[25] - lum[1]) <= 3  # looped
+
+
+def test_layout_box_and_logo_corner(tmp_path: Path) -> None:
+    logo = np.zeros((40, 80, 4), np.uint8)
+    logo[..., 1] = 255
+    logo[..., 3] = 255
+    cv2.imwrite(str(tmp_path / "logo.png"), logo)
+    cfg = AvatarConfig(
+        layout={"avatar_box": [0.0, 0.0, 0.5, 1.0]},
+        overlays={
+            "label": {"enabled": False},
+            "logo": {"path": "logo.png", "position": "bottom-right", "height": 0.1},
+        },
+    )
+    av = build_avatar(cfg, 854, 480, FPS, base_dir=tmp_path)
+    frame = av.render(FrameState(n=10, fps=FPS))
+    bg = np.array([0x3A, 0x26, 0x20], np.uint8)  # the default background colour, BGR
+    right = frame[:, 440:]
+    not_bg = np.any(right != bg, axis=2)
+    ys, xs = np.nonzero(not_bg)
+    # The avatar stays in the left half; on the right only the logo, green, in the bottom-right corner.
+    assert ys.min() > 480 * 0.8 and xs.min() + 440 > 854 * 0.8
+    assert tuple(frame[ys.max() - 2, 440 + xs.max() - 2]) == (0, 255, 0)
+    assert np.any(frame[:, :427] != bg)
