@@ -15,6 +15,7 @@ from renderer.config import AvatarConfig, resolve_path
 from renderer.errors import AvatarError
 from renderer.idle import IdleMotion, Pose
 from renderer.overlays import Overlays
+from renderer.rig import Rig
 
 
 class Figure(Protocol):
@@ -83,7 +84,9 @@ class RigFigure:
 
     covers_canvas = False
 
-    def __init__(self, rig, box: tuple[int, int, int, int], canvas_h: int, sway_px: float, max_breath: float):
+    def __init__(
+        self, rig: Rig, box: tuple[int, int, int, int], canvas_h: int, sway_px: float, max_breath: float
+    ):
         from renderer.rig import RigRenderer
 
         bx, by, bw, bh = box

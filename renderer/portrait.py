@@ -269,7 +269,18 @@ class PortraitFigure:
         self._runs_cache: dict[int, list[tuple[int, int, int]]] = {}
 
     @staticmethod
-    def _interior(patch, X, Y, cx, ys, hw_v, d, u, teeth, fh) -> None:
+    def _interior(
+        patch: np.ndarray,
+        X: np.ndarray,
+        Y: np.ndarray,
+        cx: float,
+        ys: float,
+        hw_v: float,
+        d: float,
+        u: float,
+        teeth: bool,
+        fh: float,
+    ) -> None:
         """Shade the opening between the moved lips: dark mouth, upper teeth, soft edges."""
         wm = _cos2((X - cx) / hw_v)
         top = ys - u * wm
