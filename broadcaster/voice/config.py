@@ -93,6 +93,7 @@ class AsrConfig(Model):
     max_speech_s: float = Field(15.0, gt=1)
     silence_s: float = Field(0.6, gt=0)  # silence that ends an utterance
     user_name: str = "voice"  # the Event's user for what the microphone says
+    max_new_tokens: int = Field(128, ge=8, le=440)  # bounds decoding time of one utterance
 
     @model_validator(mode="after")
     def _model_when_enabled(self) -> AsrConfig:

@@ -133,3 +133,63 @@ def build_tiny_xtts(dir: Path) -> Path:
     torch.save({"model": model.state_dict()}, dir / "model.pth")
     cfg.save_json(str(dir / "config.json"))
     return dir
+
+
+WHISPER_LANGS = ["en", "zh", "de", "es", "ru", "ko", "fr", "ja"]
+
+
+def build_tiny_whisper(dir: Path, *, seed: int = 0) -> Path:
+    """A random tiny Whisper (1+1 layers, d_model 64) with a byte-level BPE tokenizer trained on the spot and
+    Whisper's special tokens, converted by ctranslate2 (copy_files=["tokenizer.json"]) into `dir/ct2`."""
+    import ctranslate2
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import (
+        GenerationConfig,
+        PreTrainedTokenizerFast,
+        WhisperConfig,
+        WhisperForConditionalGeneration,
+    )
+
+    torch.manual_seed(seed)
+    hf = dir / "hf"
+    hf.mkdir(parents=True, exist_ok=True)
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    corpus = ["hello world, welcome to the live room", "你好，欢迎来到直播间，今天的价格是一百九十九元",
+              "thanks for the gift, how much is this", "主播你好，这个多少钱，有优惠吗"] * 50
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    specials = (["<|endoftext|>", "<|startoftranscript|>"] + [f"<|{lang}|>" for lang in WHISPER_LANGS]
+                + ["<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>",
+                   "<|notimestamps|>"] + [f"<|{i * 0.02:.2f}|>" for i in range(1501)])
+    tok.add_special_tokens(specials)
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<|endoftext|>", bos_token="<|endoftext|>",
+                                   eos_token="<|endoftext|>", pad_token="<|endoftext|>",
+                                   additional_special_tokens=specials[1:])
+    fast.save_pretrained(hf)
+    ids = {t: fast.convert_tokens_to_ids(t) for t in specials[:16]}
+    eot, sot = ids["<|endoftext|>"], ids["<|startoftranscript|>"]
+    cfg = WhisperConfig(
+        vocab_size=len(fast), num_mel_bins=80, d_model=64, encoder_layers=1, decoder_layers=1,
+        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=128, decoder_ffn_dim=128,
+        max_source_positions=1500, max_target_positions=448, decoder_start_token_id=sot, eos_token_id=eot,
+        pad_token_id=eot, bos_token_id=eot, suppress_tokens=[], begin_suppress_tokens=[eot],
+    )
+    model = WhisperForConditionalGeneration(cfg)
+    with torch.no_grad():
+        # Special tokens (end of text, timestamps) get zero logits, so the random decoder emits text tokens
+        # until max_new_tokens: transcripts are never empty. Output embeddings are tied to these.
+        model.model.decoder.embed_tokens.weight[eot:] = 0.0
+        model.proj_out.weight[eot:] = 0.0
+    model.generation_config = GenerationConfig(
+        decoder_start_token_id=sot, eos_token_id=eot, pad_token_id=eot, bos_token_id=eot,
+        suppress_tokens=[], begin_suppress_tokens=[eot], no_timestamps_token_id=ids["<|notimestamps|>"],
+        lang_to_id={f"<|{lang}|>": ids[f"<|{lang}|>"] for lang in WHISPER_LANGS},
+        task_to_id={"transcribe": ids["<|transcribe|>"], "translate": ids["<|translate|>"]},
+        is_multilingual=True, max_length=448,
+    )
+    model.save_pretrained(hf)
+    out = dir / "ct2"
+    ctranslate2.converters.TransformersConverter(str(hf), copy_files=["tokenizer.json"]).convert(str(out), force=True)
+    return out
