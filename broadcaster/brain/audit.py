@@ -54,6 +54,16 @@ class AuditLog:
         self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
         self._size = 0
 
+    @classmethod
+    def from_config(cls, cfg: Any, base_dir: Path, room: str) -> AuditLog | None:
+        """The room's audit log from an AuditConfig (None when no path is set); `{room}` in the path is filled."""
+        if cfg.path is None:
+            return None
+        path = Path(str(cfg.path).replace("{room}", room))
+        if not path.is_absolute():
+            path = base_dir / path
+        return cls(path, cfg.rotate_bytes, cfg.keep)
+
     def close(self) -> None:
         with self._lock:
             if not self._fh.closed:

@@ -73,6 +73,11 @@ def normalize(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+def clean(text: str) -> str:
+    """What the viewer wrote, minus emoji, control characters and runs of spaces (for display and prompts)."""
+    return _SPACES.sub(" ", _CONTROL.sub("", _EMOJI.sub("", text))).strip()
+
+
 def question_key(text: str) -> str:
     """Cache key of a question: normalized, punctuation/space-free, without leading/trailing filler words."""
     key = _NON_WORD.sub("", normalize(text))

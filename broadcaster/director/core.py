@@ -33,7 +33,7 @@ from rapidfuzz import fuzz, process
 from broadcaster import metrics
 from broadcaster.brain.config import BrainConfig
 from broadcaster.brain.moderation import Moderator, Verdict, moderator_from_config
-from broadcaster.brain.textnorm import normalize, question_key
+from broadcaster.brain.textnorm import clean, normalize, question_key
 from broadcaster.director.talk import TalkTrack
 from broadcaster.lines import Line, LineSource
 from danmaku.event import Event, EventKind
@@ -281,7 +281,9 @@ class Director:
             self._push(_Item("super_chat", priority, self._next_seq(), "", f"感谢{name}的醒目留言！", event,
                              now, self._event_time(event, now) + deadline_s, LineSource.THANKS, names=[name]))
             return
-        self._push(_Item(kind_name, priority, self._next_seq(), key, text, event, now,
+        # The line carries what the viewer wrote (cleaned), not the normalized form used for matching.
+        shown = clean(event.text)[: self.tcfg.max_chars] or text
+        self._push(_Item(kind_name, priority, self._next_seq(), key, shown, event, now,
                          self._event_time(event, now) + deadline_s, names=[name]))
 
     def _next_seq(self) -> int:

@@ -71,3 +71,13 @@ def test_bad_talk_track_errors_name_the_problem(data: dict, msg: str) -> None:
 def test_unknown_variables_are_left_as_written() -> None:
     t = TalkTrack.from_dict({"segments": [{"lines": ["{nope} and {x}"]}], "variables": {"x": "1"}})
     assert t.next(0.0, dt.time(12))[1] == "{nope} and 1"
+
+
+def test_audit_log_from_config(tmp_path: Path) -> None:
+    from broadcaster.brain.config import AuditConfig
+
+    assert AuditLog.from_config(AuditConfig(), tmp_path, "r1") is None
+    log = AuditLog.from_config(AuditConfig(path=Path("audit/{room}.jsonl"), rotate_bytes=4096, keep=2), tmp_path, "r1")
+    assert log is not None and log.path == tmp_path / "audit" / "r1.jsonl"
+    assert log.rotate_bytes == 4096 and log.keep == 2
+    log.close()
