@@ -129,12 +129,12 @@ async def test_transcriber_is_deterministic_and_resampled_audio_works(whisper_di
 
 async def test_missing_model_is_a_clear_error(tmp_path: Path) -> None:
     t = Transcriber(_cfg(tmp_path))
-    with pytest.raises(FileNotFoundError, match="model.bin"):
+    with pytest.raises(FileNotFoundError, match=r"model\.bin"):
         await t.start()
 
 
 async def test_unreadable_source_raises(whisper_dir: Path, tmp_path: Path) -> None:
     vi = VoiceInput(_cfg(whisper_dir, str(tmp_path / "missing.wav")), room="asr-t")
-    with pytest.raises(Exception, match="missing.wav|No such file"):
+    with pytest.raises(Exception, match=r"missing\.wav|No such file"):
         async for _ in vi.events():
             pass
