@@ -165,17 +165,13 @@ class Sink:
                     self.dropped += 1
                     metrics.SINK_DROPPED.labels(self.room, self.name, "wait_keyframe").inc()
                     continue
-                if should_rotate is not None and self.packets_written and should_rotate():
-                    with self._cond:
-                        self._queue.appendleft(pkt)
-                    return
                 self._need_key = False
                 self.base_time = pkt.time
                 v_base = pkt.dts
                 # The audio packet that covers this keyframe's start stays; earlier ones are dropped.
                 a_base = round(pkt.time * self._encoder.sample_rate)
             if pkt.video:
-                if should_rotate is not None and pkt.keyframe and self.packets_written and should_rotate():
+                if should_rotate is not None and pkt.keyframe and self.packets_written and should_rotate(pkt):
                     with self._cond:
                         self._queue.appendleft(pkt)
                     return
@@ -320,7 +316,6 @@ class RecordSink(Sink):
         self._cfg = cfg
         self._segment = 0
         self.files: list[Path] = []
-        self._opened_at = 0.0
         self._bytes_at_open = 0
 
     def display_target(self) -> str:
@@ -344,17 +339,26 @@ class RecordSink(Sink):
         astream = container.add_stream_from_template(self._encoder.audio_stream)
         vstream.time_base = astream.time_base = Fraction(1, 1000)
         self.files.append(path)
-        self._opened_at = time.monotonic()
         self._bytes_at_open = self.bytes
         return container, vstream, astream
 
-    def _should_rotate(self) -> bool:
-        if self._cfg.rotate_seconds and time.monotonic() - self._opened_at >= self._cfg.rotate_seconds:
+    def _should_rotate(self, pkt: EncodedPacket) -> bool:
+        """Rotation by media time (what the file holds), not wall time, and by size; checked at keyframes."""
+        if self._cfg.rotate_seconds and pkt.time - self.base_time >= self._cfg.rotate_seconds - 1e-6:
             return True
         return bool(self._cfg.rotate_bytes and self.bytes - self._bytes_at_open >= self._cfg.rotate_bytes)
 
+    def _packet_waiting(self) -> bool:
+        """Blocks until a packet waits (True) or the sink is done (False): no empty files at the end."""
+        with self._cond:
+            while not self._queue:
+                if self._closing or self._abort:
+                    return False
+                self._cond.wait(0.5)
+            return not self._abort
+
     def _run(self) -> None:
-        while not self._done():
+        while self._packet_waiting():
             try:
                 container, vstream, astream = self._open_container()
             except (av.FFmpegError, OSError) as exc:
@@ -367,6 +371,7 @@ class RecordSink(Sink):
             self._set_connected(True)
             with self._cond:
                 self._need_key = True
+
             def write(pkt: EncodedPacket, pts: int, dts: int, c=container, v=vstream, a=astream) -> None:
                 packet = av.Packet(pkt.data)
                 packet.pts, packet.dts, packet.duration = pts, dts, pkt.duration
