@@ -244,9 +244,11 @@ class Brain:
         # 3. LLM grounded on the passages
         if self.backend is not None:
             llm_ok = False
-            async for out in self._llm(ans, question, relevant):
-                llm_ok = True
-                yield out
+            # aclosing: when the stage cuts the line short, the model's stream is closed at once.
+            async with contextlib.aclosing(self._llm(ans, question, relevant)) as sentences:
+                async for out in sentences:
+                    llm_ok = True
+                    yield out
             if llm_ok and not ans.replaced:
                 if not ans.all_drops and self.cache is not None:
                     await self.cache.put(question, "".join(ans.spoken), source="llm", passage_ids=ans.passage_ids)

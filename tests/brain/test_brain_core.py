@@ -298,3 +298,28 @@ async def test_kb_change_retires_cached_answers(kb_dir: Path, llm_server: FakeOp
         assert price[0].source == "cache" and "159元" in "".join(s.text for s in price)
     finally:
         await brain.close()
+
+
+async def test_cutting_an_answer_short_closes_the_model_stream(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    gate = asyncio.Event()
+    llm_server.gate, llm_server.gate_after = gate, 1
+    llm_server.script = lambda req: ["杯身一年保修。", "第二句。", "第三句。"]
+    brain = Brain("core-cut", _llm_cfg(kb_dir, llm_server, total_timeout_s=30.0), base_dir=kb_dir.parent)
+    await brain.start()
+    errors_before = sum(s.get() for s in [metrics.LLM_ERRORS.labels("core-cut", "openai", k)._value
+                                          for k in ("timeout_first", "timeout_total", "http", "error")])
+    try:
+        agen = brain.answer(_line("保修多久"))
+        first = await asyncio.wait_for(agen.__anext__(), 5)
+        assert first.source == "llm"
+        await asyncio.wait_for(agen.aclose(), 2)  # the stage interrupts: no waiting for the held model
+        assert brain.breaker.state == "closed"
+        errors_after = sum(s.get() for s in [metrics.LLM_ERRORS.labels("core-cut", "openai", k)._value
+                                             for k in ("timeout_first", "timeout_total", "http", "error")])
+        assert errors_after == errors_before
+        llm_server.gate = None
+        out = await _say(brain, _line("能开发票吗"))
+        assert out[0].source == "llm"
+    finally:
+        gate.set()
+        await brain.close()
