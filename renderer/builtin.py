@@ -12,7 +12,7 @@ import numpy as np
 
 from renderer.base import Viseme
 from renderer.config import BuiltinStyle, parse_colour
-from renderer.rig import Rig, crop_layers
+from renderer.rig import Rig, common_box, crop_layers
 
 SS = 2  # supersampling factor for drawing
 _MOUTH_LEVELS = 7
@@ -21,11 +21,11 @@ _EYE_LEVELS = 6
 # Per viseme: (width, max height) of the opening in units of the head height H, and whether the
 # upper teeth and the tongue show.
 _MOUTH_SHAPES: dict[int, tuple[float, float, bool, bool]] = {
-    Viseme.A: (0.060, 0.052, True, True),
+    Viseme.A: (0.058, 0.046, True, True),
     Viseme.I: (0.070, 0.020, True, False),
     Viseme.U: (0.030, 0.030, False, False),
     Viseme.E: (0.062, 0.034, True, True),
-    Viseme.O: (0.040, 0.048, False, True),
+    Viseme.O: (0.040, 0.044, False, True),
 }
 
 
@@ -204,9 +204,9 @@ def _draw_mouth(pen: _Pen, viseme: int | None, level: float) -> None:
         return
     w, hmax, teeth, tongue = _MOUTH_SHAPES[viseme]
     h = hmax * (0.2 + 0.8 * level)
-    top = _MOUTH_Y - h * 0.35
+    top = _MOUTH_Y - h * 0.2
     # Upper edge flatter than the lower one: reads as an open, smiling mouth.
-    outline = _arc(0, top, w / 2, h * 0.35, 180, 360, 16)[::-1] + _arc(0, top, w / 2, h, 0, 180, 20)
+    outline = _arc(0, top, w / 2, h * 0.22, 180, 360, 16)[::-1] + _arc(0, top, w / 2, h, 0, 180, 20)
     pen.poly(outline, lip)
     inner = [(x * 0.86, top + (y - top) * 0.86) for x, y in outline]
     pen.poly(inner, (45, 30, 75, 255))
@@ -249,12 +249,12 @@ def build_builtin_rig(style: BuiltinStyle, height: int) -> Rig:
             _draw_mouth(pen, v, i / (_MOUTH_LEVELS - 1))
             mouth_imgs.append(pen.done())
 
-    # The head patch: everything of the head layer plus room for the features, with a margin so the
-    # roll never clips it.
-    x0 = int(w / 2 - 0.24 * h)
-    x1 = int(w / 2 + 0.24 * h)
-    y0 = int(0.06 * h)
-    y1 = int(0.60 * h)
+    # The head patch: the drawn head and features plus a margin so roll and nod never clip them;
+    # no larger, since it is warped every frame.
+    bx0, by0, bx1, by1 = common_box([head_full, *eye_imgs, *mouth_imgs])
+    margin = int(0.025 * h) + 2
+    x0, y0 = max(0, bx0 - margin), max(0, by0 - margin)
+    x1, y1 = min(w, bx1 + margin), min(h, by1 + margin)
     head = np.ascontiguousarray(head_full[y0:y1, x0:x1])
     eyes = crop_layers(eye_imgs, 4, origin=(x0, y0))
     mouths_all = crop_layers(mouth_imgs, 4, origin=(x0, y0))

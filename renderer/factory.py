@@ -59,6 +59,8 @@ class CompositeAvatar:
         self.background = background
         self.overlays = overlays
         self.idle = IdleMotion(cfg.idle, cfg.seed)
+        self._body_frame = np.empty((height, width, 3), np.uint8)
+        self._body_key: object = None
 
     def prepare(self, subtitle: str = "", banner: str = "") -> None:
         """Draw a coming subtitle/banner into the overlay cache now (thread-safe), so the frame that first
@@ -72,9 +74,21 @@ class CompositeAvatar:
         """Frame `state.n` as BGR uint8 (height, width, 3); a new array unless `out` is given."""
         frame = np.empty((self.height, self.width, 3), np.uint8) if out is None else out
         pose = self.idle.pose(state.n, state.fps or self.fps, state.openness)
-        if not self.figure.covers_canvas:
-            np.copyto(frame, self.background.frame(state.n))
-        self.figure.render_into(frame, state, pose)
+        figure = self.figure
+        if isinstance(figure, RigFigure) and not self.background.is_video:
+            # Background + body change only when the body moves a whole pixel or breathing changes
+            # its row map (every few frames): keep that picture and redraw only the features.
+            key = figure.renderer.body_key(state, pose)
+            if key != self._body_key:
+                np.copyto(self._body_frame, self.background.frame(state.n))
+                figure.renderer.draw_body(self._body_frame, key)
+                self._body_key = key
+            np.copyto(frame, self._body_frame)
+            figure.renderer.draw_features(frame, state, pose, key)
+        else:
+            if not figure.covers_canvas:
+                np.copyto(frame, self.background.frame(state.n))
+            figure.render_into(frame, state, pose)
         self.overlays.draw(frame, state)
         return frame
 

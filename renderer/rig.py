@@ -117,7 +117,7 @@ class RigRenderer:
             self._head_inv1 = np.empty((hh, hw), np.uint8)
             self._head_p3 = np.empty((hh, hw, 3), np.uint8)
             self._head_i3 = np.empty((hh, hw, 3), np.uint8)
-        self._runs_cache: dict[int, list[tuple[int, int, int]]] = {}
+        self._runs_cache: dict[int, tuple[tuple[int, int, int], ...]] = {}
 
     def mouth(self, openness: float, viseme: int) -> Layer:
         rig = self.rig
@@ -134,32 +134,35 @@ class RigRenderer:
     def eyes(self, blink: float) -> Layer:
         return _pick(self.rig.eyes, blink * (len(self.rig.eyes) - 1), self._eye_mix)
 
-    def _runs(self, breath: float) -> list[tuple[int, int, int]]:
-        # Quantised to 1/8 px at the top so consecutive frames reuse the run list.
+    def _runs(self, breath: float) -> tuple[tuple[int, int, int], ...]:
+        # Quantised to whole pixels of lift at the top: nearest-row copies move in whole pixels anyway,
+        # and an unchanged row map lets the compositor reuse the drawn body for many frames.
         h = self.rig.size[1]
-        q = round(breath * h * 8)
+        q = round(breath * h)
         runs = self._runs_cache.get(q)
         if runs is None:
-            runs = row_runs(h, h, 1 + q / (h * 8), h - 1)
+            runs = tuple(row_runs(h, h, 1 + q / h, h - 1))
             if len(self._runs_cache) > 256:
                 self._runs_cache.clear()
             self._runs_cache[q] = runs
         return runs
 
-    def render_into(self, canvas: np.ndarray, state: FrameState, pose: Pose) -> None:
+    def body_key(self, state: FrameState, pose: Pose) -> tuple[int, int, tuple[tuple[int, int, int], ...]]:
+        """What the body's pixels depend on: its integer place and its breathing row map."""
         rig = self.rig
-        s = rig.scale
-        _w, h = rig.size
         bounce = 0.0
         if rig.bounce_px:
             bounce = rig.bounce_px * min(1.0, state.openness * 1.5) * abs(math.sin(math.pi * 2.2 * state.t))
-        ox = self.x + round(pose.dx * s)
-        oy = self.y + round(pose.dy * s - bounce)
-        breath = pose.breath
-        premul, inv = rig.base.premul, rig.base.inv
-        # The body, row run by row run (breathing = a vertical scale about the bottom row), each run
-        # cut into bands and blended only across the band's covered columns.
-        for out0, src0, n in self._runs(breath):
+        ox = self.x + round(pose.dx * rig.scale)
+        oy = self.y + round(pose.dy * rig.scale - bounce)
+        return ox, oy, self._runs(pose.breath)
+
+    def draw_body(self, canvas: np.ndarray, key: tuple[int, int, tuple[tuple[int, int, int], ...]]) -> None:
+        """The body, row run by row run (breathing = a vertical scale about the bottom row), each run
+        cut into bands and blended only across the band's covered columns."""
+        ox, oy, runs = key
+        premul, inv = self.rig.base.premul, self.rig.base.inv
+        for out0, src0, n in runs:
             r, end = out0, out0 + n
             while r < end:
                 b = r // _BAND
@@ -171,6 +174,25 @@ class RigRenderer:
                     s1 = s0 + r_end - r
                     blend(canvas, premul[s0:s1, c0:c1], inv[s0:s1, c0:c1], ox + c0, oy + r)
                 r = r_end
+
+    def render_into(self, canvas: np.ndarray, state: FrameState, pose: Pose) -> None:
+        key = self.body_key(state, pose)
+        self.draw_body(canvas, key)
+        self.draw_features(canvas, state, pose, key)
+
+    def draw_features(
+        self,
+        canvas: np.ndarray,
+        state: FrameState,
+        pose: Pose,
+        key: tuple[int, int, tuple[tuple[int, int, int], ...]],
+    ) -> None:
+        """Eyes, mouth and (if the rig has one) the rotating head, over an already drawn body."""
+        rig = self.rig
+        s = rig.scale
+        h = rig.size[1]
+        ox, oy, _ = key
+        breath = pose.breath
         eyes = self.eyes(pose.blink)
         mouth = self.mouth(state.openness, int(state.viseme))
         if rig.head is None:
