@@ -254,7 +254,7 @@ class PortraitFigure:
         self._eye_buf = np.empty_like(open_patch)
 
         # Head region, pivot at the neck, feathered mask.
-        hx0, hy0, hx1, hy1 = self._clip_rect(fx - 0.45 * fw, fy - 0.65 * fh, fx + 1.45 * fw, fy + 1.40 * fh)
+        hx0, hy0, hx1, hy1 = self._clip_rect(fx - 0.35 * fw, fy - 0.55 * fh, fx + 1.35 * fw, fy + 1.35 * fh)
         self.head_rect = (hx0, hy0, hx1 - hx0, hy1 - hy0)
         hh, hw = hy1 - hy0, hx1 - hx0
         mask = feather_mask(hh, hw, inset=0.1 * min(hw, hh), blur=0.09 * min(hw, hh))
