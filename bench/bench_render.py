@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "renderer"))
 
-from faces import draw_face_photo, write_sprite_set  # noqa: E402
+from renderer_faces import draw_face_photo, write_sprite_set  # noqa: E402
 
 from renderer.base import FrameState, Viseme  # noqa: E402
 from renderer.config import AvatarConfig  # noqa: E402

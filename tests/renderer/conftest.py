@@ -11,11 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from faces import draw_face_photo, write_sprite_set
-from speech import resample, synth
-
-STAGE_RATE = 44100
-FPS = 25
+from renderer_faces import draw_face_photo, write_sprite_set
+from renderer_speech import STAGE_RATE, resample, synth
 
 
 @pytest.fixture(scope="session")

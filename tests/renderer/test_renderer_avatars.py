@@ -7,7 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from conftest import FPS, STAGE_RATE
+from renderer_speech import FPS, STAGE_RATE
 
 from renderer.base import FrameState, Viseme
 from renderer.config import AvatarConfig, IdleConfig

@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 import yaml
-from conftest import FPS
-from faces import write_sprite_set
 from pydantic import ValidationError
+from renderer_faces import write_sprite_set
+from renderer_speech import FPS
 
 from renderer.base import FrameState, Viseme
 from renderer.config import AvatarConfig

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from faces import draw_face_photo
+from renderer_faces import draw_face_photo
 
 from renderer.config import IdleConfig
 from renderer.idle import IdleMotion

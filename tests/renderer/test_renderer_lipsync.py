@@ -6,8 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import FPS, STAGE_RATE
-from speech import resample, synth
+from renderer_speech import FPS, STAGE_RATE, resample, synth
 
 from renderer.base import Viseme
 from renderer.lipsync import _frame_rms, mouth_track

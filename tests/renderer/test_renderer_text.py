@@ -9,7 +9,7 @@ import subprocess
 import cv2
 import numpy as np
 import pytest
-from conftest import FPS
+from renderer_speech import FPS
 
 from renderer import overlays, text
 from renderer.base import FrameState

@@ -11,6 +11,9 @@ import sys
 
 import numpy as np
 
+STAGE_RATE = 44100  # the stage's audio rate in tests
+FPS = 25
+
 _CHILD = r"""
 import ctypes, sys
 import espeakng_loader
