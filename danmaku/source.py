@@ -226,6 +226,12 @@ class Source(ABC):
             self._dropped += 1
             metrics.DROPS.labels(self.room, "source_queue_full").inc()
 
+    async def _emit_wait(self, event: Event) -> None:
+        """Like _emit, but waits for room instead of dropping (replay, Redis: the upstream can wait)."""
+        while self._queue.qsize() >= self.cfg.queue_max:
+            await asyncio.sleep(0.01)
+        self._emit(event)
+
     def _touch(self) -> None:
         """A message arrived (any business message, even one we ignore): the source is not silent."""
         self._last_msg_mono = time.monotonic()
