@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hmac
 import json
 import logging
@@ -201,4 +202,6 @@ class ReplayPlayer(Source):
             else:
                 await asyncio.sleep(0)  # let the consumer run between lines
             self._touch()
+            # Arrival is now, not when the line was parsed (before the wait): latency is measured from here.
+            ev = dataclasses.replace(ev, received_mono=time.monotonic(), received_wall=time.time())
             await self._emit_wait(ev)
