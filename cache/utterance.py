@@ -69,15 +69,16 @@ def decode(data: bytes) -> CachedUtterance:
 class UtteranceCache:
     """Typed wrapper over a Store; a corrupt entry reads as a miss and is deleted."""
 
-    def __init__(self, store: Store, *, ttl_s: float | None = None) -> None:
+    def __init__(self, store: Store, *, ttl_s: float | None = None, prefix: str = "utt:") -> None:
         self.store = store
+        self.prefix = prefix  # the store may be shared with other caches
         self.ttl_s = ttl_s
         self.hits = 0
         self.misses = 0
 
     async def get(self, key: str) -> CachedUtterance | None:
         try:
-            data = await self.store.get(key)
+            data = await self.store.get(self.prefix + key)
         except Exception as exc:  # a cache never breaks speech
             log.warning("utterance cache read failed: %s", exc)
             data = None
@@ -96,12 +97,12 @@ class UtteranceCache:
 
     async def put(self, key: str, u: CachedUtterance) -> None:
         try:
-            await self.store.set(key, encode(u), self.ttl_s)
+            await self.store.set(self.prefix + key, encode(u), self.ttl_s)
         except Exception as exc:
             log.warning("utterance cache write failed: %s", exc)
 
     async def delete(self, key: str) -> None:
         try:
-            await self.store.delete(key)
+            await self.store.delete(self.prefix + key)
         except Exception as exc:
             log.warning("utterance cache delete failed: %s", exc)

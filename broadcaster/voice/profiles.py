@@ -71,7 +71,7 @@ def unpack(data: bytes) -> Arrays:
 class SpeakerEmbeddingStore:
     """Embeddings on disk (always) and in a shared Store (when given): disk first, then the store, then compute."""
 
-    def __init__(self, directory: Path | None = None, store: Store | None = None, *, prefix: str = "va:spk:") -> None:
+    def __init__(self, directory: Path | None = None, store: Store | None = None, *, prefix: str = "spk:") -> None:
         self.dir = directory or default_embeddings_dir()
         self.store = store
         self.prefix = prefix

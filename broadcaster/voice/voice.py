@@ -17,6 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from broadcaster import metrics
+
+# The brain's splitter (CJK-aware, keeps decimals together): voice and brain cut sentences the same way.
+from broadcaster.brain.sentences import split_sentences as _split
 from broadcaster.lines import Line, Utterance
 from broadcaster.voice.audio import StreamResampler, apply_fades, normalize_loudness
 from broadcaster.voice.backends.base import TTSBackend, TTSError
@@ -29,10 +32,6 @@ from renderer.lipsync import mouth_track
 
 log = logging.getLogger(__name__)
 
-try:  # the brain's splitter (CJK-aware, keeps decimals together) when present
-    from broadcaster.brain.sentences import split_sentences as _split
-except ImportError:  # pragma: no cover - only before the brain module existed
-    from broadcaster.voice.sentences import split_sentences as _split
 
 
 class VoiceError(Exception):
@@ -58,6 +57,7 @@ class Voice:
         store: Store | None = None,
         fallback: TTSBackend | None = None,
         split: Callable[[str], list[str]] = _split,
+        owns_store: bool = False,
     ) -> None:
         self.cfg = cfg
         self.backend = backend
@@ -66,6 +66,7 @@ class Voice:
         self.fps = fps
         self.room = room
         self.store = store
+        self._owns_store = owns_store  # a store passed in by the caller may be shared: not ours to close
         self.cache = UtteranceCache(store, ttl_s=cfg.cache.ttl_s) if store is not None else None
         self._split = split
         self._started = False
@@ -109,7 +110,7 @@ class Voice:
             if b is not None:
                 with contextlib.suppress(Exception):
                     await b.close()
-        close = getattr(self.store, "close", None)
+        close = getattr(self.store, "close", None) if self._owns_store else None
         if close is not None:
             with contextlib.suppress(Exception):
                 await close()
@@ -306,9 +307,11 @@ def make_backend(cfg: VoiceConfig, *, room: str = "", store: Store | None = None
 def build_voice(cfg: VoiceConfig, *, sample_rate: int, fps: int, room: str, store: Store | None = None) -> Voice:
     """The room's Voice: backend from config, espeak fallback voice, utterance cache on `store` (or one built
     from cfg.cache: memory LRU, in front of Redis when cache.redis_url is set)."""
+    owns = False
     if store is None and cfg.cache.enabled:
         url = cfg.cache.redis_url.get_secret_value() if cfg.cache.redis_url is not None else None
         store = build_store(url, memory_bytes=cfg.cache.memory_mb * 1024 * 1024, prefix=cfg.cache.prefix)
+        owns = True
     backend = make_backend(cfg, room=room, store=store)
     fallback: TTSBackend | None = None
     if cfg.fallback_voice and not (cfg.backend == "espeak" and cfg.fallback_voice == cfg.voice):
@@ -316,7 +319,7 @@ def build_voice(cfg: VoiceConfig, *, sample_rate: int, fps: int, room: str, stor
 
         fallback = EspeakBackend(cfg.fallback_voice, cfg.rate_wpm)
     return Voice(cfg, backend, sample_rate=sample_rate, fps=fps, room=room,
-                 store=store if cfg.cache.enabled else None, fallback=fallback)
+                 store=store if cfg.cache.enabled else None, fallback=fallback, owns_store=owns)
 
 
 __all__ = ["Voice", "VoiceError", "build_voice", "make_backend"]
