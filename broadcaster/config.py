@@ -36,6 +36,9 @@ class VideoConfig(Model):
         "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"
     ] = "veryfast"
     zerolatency: bool = False
+    # x264 holds this many frames back to plan bits (mb-tree). Every frame held delays each answer's first
+    # audible packet by a frame, so the default keeps none: a mostly still avatar loses little quality.
+    lookahead_frames: int = Field(0, ge=0, le=60)
     bframes: int = Field(0, ge=0, le=3)
     keyframe_seconds: int = Field(2, ge=1, le=10)
     threads: int = Field(1, ge=0, le=64)  # 0 = let x264 decide
@@ -96,8 +99,6 @@ class RoomConfig(Model):
     voice: VoiceConfig = VoiceConfig()
     sources: list[SourceConfig] = Field(default_factory=list)
     brain: BrainConfig = BrainConfig()
-    lines: list[str] = Field(default_factory=list)  # scripted lines spoken in a loop (the demo's talk)
-    lines_gap_s: float = Field(2.0, ge=0)
 
     @model_validator(mode="after")
     def _audio_frame_exact(self) -> RoomConfig:

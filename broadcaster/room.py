@@ -42,6 +42,9 @@ class Room:
         self._tasks: list[asyncio.Task] = []
         self._line_done: dict[int, asyncio.Future] = {}
         self._stage_listeners: list[Callable[[StageEvent], None]] = []
+        self._utt_watch: dict[int, tuple[int, Callable[[str, float], None]]] = {}
+        self._sample_watches: list[tuple[int, Callable[[str, float], None]]] = []  # clock thread only
+        self.show = None
         self.started_at = 0.0
         self.spoken_lines = 0
 
@@ -57,16 +60,20 @@ class Room:
             )
         self.encoder = Encoder(cfg.video, cfg.audio)
         self.sinks = build_sinks(cfg.id, cfg.outputs, self.encoder)
-        self.clock = MediaClock(cfg.id, self.stage, self._avatar, self.encoder, self.sinks, paced=self.paced)
+        self.clock = MediaClock(cfg.id, self.stage, self._avatar, self.encoder, self.sinks, paced=self.paced,
+                                on_packets=self._on_packets)
         if self._with_voice:
             self.voice = await self._build_voice()
+            from broadcaster.show import Show
+
+            self.show = Show(self, base_dir=self.base_dir)
         for sink in self.sinks:
             sink.start()
         self.clock.start()
         self.started_at = time.monotonic()
         metrics.ROOMS_ON_AIR.inc()
-        if cfg.lines:
-            self._tasks.append(asyncio.create_task(self._talk_loop(), name=f"talk-{cfg.id}"))
+        if self.show is not None:
+            await self.show.start()
         log.info("room %s on air: %dx%d@%d, %d output(s)", cfg.id, cfg.video.width, cfg.video.height,
                  cfg.video.fps, len(self.sinks))
 
@@ -84,6 +91,8 @@ class Room:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
+        if self.show is not None:
+            await self.show.stop()
         if self.clock is not None:
             self.clock.stop(finish_sentence=True, grace_s=grace_s)
             await asyncio.to_thread(self.clock.join, grace_s + 2.0)
@@ -91,6 +100,8 @@ class Room:
                 self.clock.stop()
                 await asyncio.to_thread(self.clock.join, 2.0)
             metrics.ROOMS_ON_AIR.dec()
+        if self.show is not None:
+            await self.show.close()
         await asyncio.gather(*(asyncio.to_thread(s.close, 3.0) for s in self.sinks))
         if self.encoder is not None:
             self.encoder.close()
@@ -124,7 +135,32 @@ class Room:
         """fn runs on the event loop for every stage start/end event."""
         self._stage_listeners.append(fn)
 
+    def watch_utterance_audio(self, utt: Utterance, onset: int, callback: Callable[[str, float], None]) -> None:
+        """callback(sink name, monotonic time) on the event loop when the packet holding sample `onset` of
+        utt is handed to each sink: the end of the latency trail."""
+        self._utt_watch[id(utt)] = (onset, callback)
+
+    def _on_packets(self, n: int, packets) -> None:  # media clock thread
+        if not self._sample_watches:
+            return
+        for pkt in packets:
+            if pkt.video:
+                continue
+            end = pkt.pts + pkt.duration
+            due = [w for w in self._sample_watches if w[0] < end]
+            if not due:
+                continue
+            self._sample_watches = [w for w in self._sample_watches if w[0] >= end]
+            now = time.monotonic()
+            for _, callback in due:
+                for sink in self.sinks:
+                    self._loop.call_soon_threadsafe(callback, sink.name, now)
+
     def _on_stage_event(self, event: StageEvent) -> None:  # media clock thread
+        if event.kind == "start":
+            watch = self._utt_watch.pop(id(event.utterance), None)
+            if watch is not None:
+                self._sample_watches.append((event.sample + watch[0], watch[1]))
         if self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._dispatch_stage_event, event)
 
@@ -141,22 +177,10 @@ class Room:
             except Exception:
                 log.exception("room %s: stage listener failed", self.id)
 
-    async def _talk_loop(self) -> None:
-        """The configured lines, spoken in a loop with a gap between them (the demo's talk)."""
-        while True:
-            for text in self.cfg.lines:
-                line = Line(text, LineSource.SCRIPT)
-                try:
-                    await self.speak(line)
-                except Exception:
-                    log.exception("room %s: could not voice a scripted line", self.id)
-                    await asyncio.sleep(1.0)
-                    continue
-                await self.wait_spoken(line.id)
-                await asyncio.sleep(self.cfg.lines_gap_s)
-
     # -- operator -------------------------------------------------------------------------------
     def say(self, text: str) -> dict:
+        if self.show is not None:
+            return self.show.say(text)
         line = Line(text, LineSource.OPERATOR, priority=100)
         self._tasks.append(asyncio.create_task(self.speak(line), name=f"say-{self.id}-{line.id}"))
         return {"id": line.id, "text": text, "source": line.source.value}
@@ -182,7 +206,7 @@ class Room:
         return buf.tobytes() if ok else None
 
     def recent_chat(self) -> list[dict]:
-        return []
+        return self.show.director.snapshot().get("recent", []) if self.show is not None else []
 
     def status(self) -> dict:
         current = self.stage.current
@@ -198,5 +222,6 @@ class Room:
             "queue": [{"line": u.line.id, "text": u.text, "source": u.line.source.value} for u in self.stage.queued()],
             "spoken_lines": self.spoken_lines,
             "sinks": [s.status() for s in self.sinks],
-            "sources": [],
+            "sources": [s.health().to_json() for s in self.show.sources] if self.show is not None else [],
+            "director": self.show.status() if self.show is not None else None,
         }

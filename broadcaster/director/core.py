@@ -123,6 +123,8 @@ class Director:
         self._names_ok: OrderedDict[str, str] = OrderedDict()  # raw name → name safe to read out
         self._held_seq = 0
         self._wakeup: asyncio.Event | None = None
+        # Called with (event, verdict) for every comment moderation blocked: the room writes it to the audit log.
+        self.on_blocked: Callable[[Event, str], None] | None = None
         self.talk: TalkTrack | None = None
         if cfg.talk.file is not None:
             path = cfg.talk.file if cfg.talk.file.is_absolute() else self.base_dir / cfg.talk.file
@@ -257,6 +259,8 @@ class Director:
             if not verdict.ok:
                 metrics.MODERATION_BLOCKS.labels(self.room, "input").inc()
                 self._note(event, verdict.describe(), str(kind))
+                if self.on_blocked is not None:
+                    self.on_blocked(event, verdict.describe())
                 if verdict.action == "hold":
                     self._hold(event, verdict)
                 else:

@@ -44,6 +44,7 @@ def x264_params(video: VideoConfig) -> str:
             "scenecut=0",
             "open-gop=0",
             f"bframes={video.bframes}",
+            f"rc-lookahead={video.lookahead_frames}",
             f"vbv-maxrate={maxrate}",
             f"vbv-bufsize={bufsize}",
             "repeat-headers=0",

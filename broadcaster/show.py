@@ -1,0 +1,228 @@
+"""The show: a room's content loop — chat sources → director → brain → voice → stage — with the latency trail."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from broadcaster import metrics
+from broadcaster.brain import AuditLog, Brain
+from broadcaster.director import Director
+from broadcaster.lines import Line, LineSource, Utterance
+from broadcaster.stage import StageEvent
+from danmaku.event import Event
+
+if TYPE_CHECKING:
+    from broadcaster.room import Room
+
+log = logging.getLogger(__name__)
+
+ONSET_LEVEL = 0.01  # |sample| above -40 dBFS counts as audible: where the latency trail ends
+
+
+@dataclasses.dataclass
+class Trail:
+    """When each step of one line happened (monotonic seconds)."""
+
+    line: Line
+    chosen: float
+    received: float | None = None  # the event that the line answers
+    first_text: float | None = None
+    first_pcm: float | None = None
+    on_stage: float | None = None  # the first frame of its first utterance was ticked
+    first_sample_frame: int | None = None
+    handed: dict[str, float] = dataclasses.field(default_factory=dict)  # sink name → first audible packet
+    sentences: list = dataclasses.field(default_factory=list)
+    stage_busy_at_first_pcm: bool = False  # another line was playing: the wait for its sentence boundary
+    produced: bool = False  # the brain and voice are done with it
+    last: Utterance | None = None
+
+    def latencies(self) -> dict[str, float | None]:
+        base = self.received if self.received is not None else self.chosen
+
+        def rel(t: float | None) -> float | None:
+            return None if t is None else round(t - base, 4)
+
+        out = {
+            "decide_s": rel(self.chosen),
+            "first_text_s": rel(self.first_text),
+            "first_pcm_s": rel(self.first_pcm),
+            "on_stage_s": rel(self.on_stage),
+            "boundary_wait_s": round(self.on_stage - self.first_pcm, 4)
+            if self.stage_busy_at_first_pcm and self.on_stage is not None and self.first_pcm is not None else 0.0,
+        }
+        for sink, t in self.handed.items():
+            out[f"handed_{sink}_s"] = rel(t)
+        return out
+
+
+class Show:
+    """Owns the director, brain, audit log and chat sources of one room and feeds its stage."""
+
+    def __init__(self, room: Room, *, base_dir: Path):
+        self.room = room
+        cfg = room.cfg
+        self.director = Director(room.id, cfg.brain, base_dir=base_dir)
+        self.brain = Brain(room.id, cfg.brain, base_dir=base_dir)
+        self.audit = AuditLog.from_config(cfg.brain.audit, base_dir, room.id)
+        self.director.on_blocked = self._audit_blocked
+        self.sources: list = []
+        self._source_cfgs = cfg.sources
+        self._tasks: list[asyncio.Task] = []
+        self._live: dict[int, Trail] = {}  # line id → trail, until its last utterance has played
+        self.trails: list[Trail] = []  # the last few finished lines, for tests and the console
+        self._started: set[int] = set()  # id() of utterances whose first frame was ticked
+
+    async def start(self) -> None:
+        from danmaku.sources import open_source
+
+        await self.brain.start()
+        self.room.add_stage_listener(self._on_stage)
+        for scfg in self._source_cfgs:
+            source = open_source(scfg, self.room.id)
+            self.sources.append(source)
+            self._tasks.append(asyncio.create_task(self._pump(source), name=f"source-{self.room.id}-{source.name}"))
+        self._tasks.append(asyncio.create_task(self._speaker(), name=f"show-{self.room.id}"))
+
+    async def stop(self) -> None:
+        """Stops taking chat and choosing lines; what is on the stage plays on (see close())."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*(s.stop() for s in self.sources), return_exceptions=True)
+
+    async def close(self) -> None:
+        """After the media clock stopped: audits what was said, closes the brain and the audit log."""
+        for trail in list(self._live.values()):
+            if trail.on_stage is not None:
+                self._finish(trail)
+        self._live.clear()
+        await self.brain.close()
+        if self.audit is not None:
+            self.audit.close()
+
+    # -- chat in ----------------------------------------------------------------------------------
+    async def _pump(self, source) -> None:
+        async for event in source.events():
+            self.offer(event)
+
+    def offer(self, event: Event) -> None:
+        self.director.offer(event)
+
+    # -- lines out --------------------------------------------------------------------------------
+    async def _speaker(self) -> None:
+        while True:
+            if self.room.stage.paused:
+                await asyncio.sleep(0.1)
+                continue
+            line = await self.director.next_line(timeout=0.5)
+            if line is None:
+                continue
+            trail = Trail(line=line, chosen=time.monotonic(),
+                          received=line.event.received_mono if line.event is not None else None)
+            self._live[line.id] = trail
+            try:
+                await self._voice_line(trail)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("room %s: line %d could not be voiced", self.room.id, line.id)
+                continue
+            await self._until_next_may_start(trail)
+
+    async def _voice_line(self, trail: Trail) -> None:
+        line = trail.line
+        async for sentence in self.brain.answer(line):
+            if trail.first_text is None:
+                trail.first_text = time.monotonic()
+            trail.sentences.append(sentence)
+            part = dataclasses.replace(line, text=sentence.text)  # same id: the stage cuts lines by id
+            async for utt in self.room.voice.speak(part):
+                if trail.first_pcm is None:
+                    trail.first_pcm = time.monotonic()
+                    trail.stage_busy_at_first_pcm = self.room.stage.busy()
+                    self._watch_first_sample(trail, utt)
+                trail.last = utt
+                self.room.push(utt)
+        trail.produced = True
+        if trail.last is None or self._played(trail.last):
+            self._finish(trail)  # nothing to say, or everything already played while the brain finished
+
+    def _watch_first_sample(self, trail: Trail, utt: Utterance) -> None:
+        audible = np.flatnonzero(np.abs(utt.pcm) > ONSET_LEVEL)
+        onset = int(audible[0]) if audible.size else 0
+        self.room.watch_utterance_audio(utt, onset, lambda sink, t, tr=trail: tr.handed.setdefault(sink, t))
+
+    async def _until_next_may_start(self, trail: Trail) -> None:
+        """Picks the next line once this one's last sentence is playing (so the next is ready back to back);
+        a talk-track line gives way at the next sentence boundary when something better waits."""
+        line = trail.line
+        while line.id in self._live:
+            if trail.last is None or id(trail.last) in self._started:
+                return
+            if line.source == LineSource.SCRIPT and self.director.urgent_waiting():
+                self.room.stage.interrupt_line(line.id)
+                if trail.on_stage is None:  # cut before a word of it was heard
+                    self._live.pop(line.id, None)
+                    self.director.line_done(line)
+                return
+            await asyncio.sleep(0.02)
+
+    def _on_stage(self, event: StageEvent) -> None:
+        utt = event.utterance
+        trail = self._live.get(utt.line.id)
+        if event.kind == "start":
+            self._started.add(id(utt))
+            if trail is not None and trail.on_stage is None:
+                trail.on_stage = time.monotonic()
+            return
+        self._started.discard(id(utt))
+        if trail is None:
+            return
+        if trail.produced and not any(u.line.id == trail.line.id for u in self.room.stage.queued()):
+            self._finish(trail)  # its last sentence played, or the rest was cut at this boundary
+
+    def _played(self, utt: Utterance) -> bool:
+        # Queued before current: the stage moves an utterance from its queue to current under its lock.
+        if any(u is utt for u in self.room.stage.queued()):
+            return False
+        return self.room.stage.current is not utt and id(utt) not in self._started
+
+    def _finish(self, trail: Trail) -> None:
+        """The line has been spoken (or cut): tell the director, audit it, record its trail."""
+        if self._live.pop(trail.line.id, None) is None:
+            return
+        self.director.line_done(trail.line)
+        if trail.sentences:
+            self.trails = [*self.trails[-49:], trail]
+            self._write_audit(trail)
+
+    def _write_audit(self, trail: Trail) -> None:
+        source = trail.sentences[0].source if trail.sentences else "none"
+        if trail.received is not None and trail.handed:
+            metrics.ANSWER_LATENCY.labels(self.room.id, source).observe(min(trail.handed.values()) - trail.received)
+        latencies = trail.latencies()
+        log.info("room %s spoke line %d (%s): %s", self.room.id, trail.line.id, source, latencies)
+        if self.audit is not None:
+            self.audit.write(self.brain.audit_record(trail.line, trail.sentences, **latencies))
+
+    def _audit_blocked(self, event: Event, verdict: str) -> None:
+        if self.audit is not None:
+            self.audit.write({"room": self.room.id, "line_source": "blocked", "event": event.to_json(),
+                              "asked": event.text, "text": "", "verdicts": [[verdict]], "blocked": True})
+
+    # -- operator ---------------------------------------------------------------------------------
+    def say(self, text: str) -> dict[str, Any]:
+        line = self.director.say(text)
+        return {"id": line.id, "text": line.text, "source": line.source.value}
+
+    def status(self) -> dict[str, Any]:
+        snap = self.director.snapshot()
+        snap["sources"] = [s.health().to_json() for s in self.sources]
+        return snap
