@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from aiohttp import web
-from tinymodels import build_tiny_whisper
+from tinymodels import build_tiny_whisper, require
 
 from broadcaster.voice.asr import ASR_RATE, EnergyVAD, Transcriber, VoiceInput
 from broadcaster.voice.audio import resample, wav_bytes
@@ -17,6 +17,9 @@ from broadcaster.voice.backends.espeak import EspeakBackend
 from broadcaster.voice.config import AsrConfig
 from danmaku.event import EventKind
 
+require("faster_whisper")
+require("ctranslate2")
+require("transformers")
 
 def _tone(seconds: float, amp: float = 0.3, freq: float = 220.0) -> np.ndarray:
     t = np.arange(int(seconds * ASR_RATE)) / ASR_RATE

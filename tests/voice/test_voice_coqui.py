@@ -3,21 +3,12 @@ voice profiles need consent; XTTS speaker latents are computed once and reloaded
 
 from __future__ import annotations
 
-import os
 import socket
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-try:
-    import TTS  # noqa: F401
-except ImportError:
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("coqui-tts not installed", allow_module_level=True)
-
-from tinymodels import build_tiny_vits, build_tiny_xtts
+from tinymodels import build_tiny_vits, build_tiny_xtts, require
 
 from broadcaster.lines import Line, LineSource
 from broadcaster.voice import build_voice
@@ -27,6 +18,8 @@ from broadcaster.voice.backends.coqui import CoquiBackend
 from broadcaster.voice.config import CoquiVoiceConfig, VoiceConfig, VoiceProfileConfig
 from broadcaster.voice.profiles import ConsentError
 from cache.store import RedisStore
+
+require("TTS")
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tinymodels import build_tiny_piper_voice  # tests/voice is on sys.path (pytest rootdir-less test dir)
+from tinymodels import (  # tests/voice is on sys.path (pytest rootdir-less test dir)
+    build_tiny_piper_voice,
+    require,
+)
 
 from broadcaster.lines import Line, LineSource
 from broadcaster.voice import build_voice
@@ -14,6 +17,8 @@ from broadcaster.voice.backends.base import TTSError
 from broadcaster.voice.backends.piper import PiperBackend
 from broadcaster.voice.config import PiperVoiceConfig, VoiceConfig
 
+require("piper")
+require("onnx")
 
 @pytest.fixture(scope="module")
 def tiny_voice(tmp_path_factory: pytest.TempPathFactory) -> Path:

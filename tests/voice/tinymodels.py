@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+
+def require(module: str) -> Any:
+    """Imports an optional ML dependency for a test module: skips without it, but fails when CI=true."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            raise
+        import pytest
+
+        pytest.skip(f"{module} is not installed (pip install -e '.[ml]')", allow_module_level=True)
 
 
 def build_tiny_piper_voice(dir: Path, *, sample_rate: int = 22050, hop: int = 256, espeak_voice: str = "cmn",
