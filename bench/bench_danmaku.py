@@ -22,10 +22,10 @@ import brotli
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from danmaku import pb  # noqa: E402
-from danmaku.bilibili.commands import WebNormalizer  # noqa: E402
-from danmaku.bilibili.packet import PacketDecoder  # noqa: E402
-from danmaku.event import Event  # noqa: E402
+from danmaku import pb
+from danmaku.bilibili.commands import WebNormalizer
+from danmaku.bilibili.packet import PacketDecoder
+from danmaku.event import Event
 
 HDR = struct.Struct(">IHHII")
 
@@ -140,7 +140,7 @@ def floor(frames: list[bytes]) -> int:
     decompress = brotli.decompress
     n = 0
     for frame in frames:
-        ln, hl, ver, op, _ = unpack(frame, 0)
+        ln, hl, _ver, _op, _ = unpack(frame, 0)
         inner = decompress(frame[hl:ln])
         off, end = 0, len(inner)
         while off < end:

@@ -12,7 +12,7 @@ from typing import Union
 
 from danmaku.source import DecodeError
 
-Value = Union[int, bytes]
+Value = int | bytes
 Fields = dict[int, list[Value]]
 
 _MAX_DEPTH = 32
@@ -171,7 +171,7 @@ def encode(fields: Iterable[tuple[int, Encodable]], _depth: int = 0) -> bytes:
         raise ValueError("message nested too deeply")
     out = bytearray()
     for num, val in fields:
-        if isinstance(val, bool) or isinstance(val, int):
+        if isinstance(val, (bool, int)):
             _put_varint(out, num << 3)
             _put_varint(out, int(val))
             continue

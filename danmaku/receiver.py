@@ -40,6 +40,7 @@ class HttpReceiver(Source):
             server = site._server
             sockets = getattr(server, "sockets", None) or []
             self.bound_port = sockets[0].getsockname()[1] if sockets else self.cfg.port
+            self._endpoint = f"http://{self.cfg.host}:{self.bound_port}{self.cfg.path}"
             self._set_connected(True)
             self.ready.set()
             await self._serving()

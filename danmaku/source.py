@@ -45,6 +45,7 @@ class SourceHealth:
     last_warning: str = ""
     unknown_commands: int = 0
     dropped_events: int = 0  # the consumer fell behind and the queue overflowed
+    endpoint: str = ""  # where an HTTP receiver listens (webhook, Douyin push)
 
     @property
     def healthy(self) -> bool:
@@ -62,6 +63,7 @@ class SourceHealth:
             "last_warning": self.last_warning,
             "unknown_commands": self.unknown_commands,
             "dropped_events": self.dropped_events,
+            **({"endpoint": self.endpoint} if self.endpoint else {}),
         }
 
 
@@ -136,6 +138,7 @@ class Source(ABC):
         self._reconnects = 0
         self._unknown_commands = 0
         self._dropped = 0
+        self._endpoint = ""
         self._started_mono = time.monotonic()
         self._last_msg_mono: float | None = None
         self._session_msgs = 0
@@ -176,6 +179,7 @@ class Source(ABC):
             last_warning=self._last_warning,
             unknown_commands=self._unknown_commands,
             dropped_events=self._dropped,
+            endpoint=self._endpoint,
         )
 
     def add_health_listener(self, callback: Callable[[SourceHealth], None]) -> None:
@@ -203,10 +207,10 @@ class Source(ABC):
     async def _session(self) -> None:
         """One connection's life; return or raise to reconnect."""
 
-    async def _on_stop(self) -> None:
+    async def _on_stop(self) -> None:  # noqa: B027 (an optional hook)
         """Clean-up after the last session (close HTTP clients, tell the platform we left)."""
 
-    async def _before_reconnect(self, failures: int) -> None:
+    async def _before_reconnect(self, failures: int) -> None:  # noqa: B027 (an optional hook)
         """Hook called before each new session after a failure (e.g. to force a fresh token)."""
 
     def _silence_cause(self) -> str:

@@ -75,9 +75,9 @@ class PacketDecoder:
                 self._error("truncated", f"pack_len={pack_len} but {n - off} bytes left")
                 return
             if op == OP_SEND_MSG_REPLY:
-                if ver == VER_PLAIN or ver == VER_HEARTBEAT:
+                if ver in (VER_PLAIN, VER_HEARTBEAT):
                     commands.append(data[off + hdr_len : end])
-                elif ver == VER_BROTLI or ver == VER_ZLIB:
+                elif ver in (VER_BROTLI, VER_ZLIB):
                     if depth >= _MAX_DEPTH:
                         self._error("nesting", "compressed packets nested too deeply")
                     else:

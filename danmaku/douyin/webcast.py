@@ -15,7 +15,13 @@ import urllib.parse
 import aiohttp
 
 from danmaku.config import DouyinWebSource
-from danmaku.douyin.messages import DouyinNormalizer, encode_push_frame, gunzip, parse_push_frame, parse_response
+from danmaku.douyin.messages import (
+    DouyinNormalizer,
+    encode_push_frame,
+    gunzip,
+    parse_push_frame,
+    parse_response,
+)
 from danmaku.event import Event
 from danmaku.net import client_session, read_limited, ssl_setting
 from danmaku.source import DecodeError, SessionError, Source
