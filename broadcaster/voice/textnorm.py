@@ -18,7 +18,7 @@ _PHONE_DIGITS = "零幺二三四五六七八九"
 _SMALL_UNITS = ["", "十", "百", "千"]
 _BIG_UNITS = ["", "万", "亿", "万亿"]
 # Measure words before which a bare 2 is read 两 (两个, 两件), as people say it.
-_MEASURE = "个件位次天瓶盒包斤块只条张台套双款种份本支杯碗把颗袋箱年周月小时分钟秒"
+_MEASURE = "个件位次天瓶盒包斤块只条张台套双款种份本支杯碗把颗袋箱年周月小时分钟秒单遍人克米"
 
 
 def digits_zh(s: str, phone: bool = False) -> str:
@@ -158,11 +158,21 @@ _PERMILLE = re.compile(r"(" + _NUM + r")\s?‰")
 _PRICE_PREFIX = re.compile(r"(HK\$|US\$|[¥￥$€£])\s?(" + _NUM + r")(万|千|百|亿)?(元|块)?")
 _RANGE = re.compile(r"(" + _NUM + r")\s?[-~～至]\s?(" + _NUM + r")(?=\s?(?:" + _UNIT_ALT + r"|[\u4e00-\u9fff%]))")
 _FRACTION = re.compile(r"(?<![\d/])(\d+)/(\d+)(?![\d/])")
-_UNIT_AFTER = re.compile(r"(?<![A-Za-z\d.])(" + _NUM + r")\s?(" + _UNIT_ALT + r")(?![A-Za-z])")
-_MODEL = re.compile(r"(?<![A-Za-z\d])([A-Za-z]+[-]?)(\d+)([A-Za-z]*)(?![\d])")
+_UNIT_AFTER = re.compile(r"(?<![A-Za-z\d.])(-?" + _NUM + r")\s?(" + _UNIT_ALT + r")(?![A-Za-z])")
+_MODEL = re.compile(r"(?<![A-Za-z\d])([A-Za-z]+[-]?)(\d+(?:\.\d+)?)([A-Za-z]*)(?![\d])")
+_PER_UNIT = re.compile(r"(元|块|美元)\s?/\s?(?=[\u4e00-\u9fff])")  # 五十九元/件 → 五十九元一件
+_TIMES = re.compile(r"(?<![A-Za-z\d])[x×*]\s?(\d+)(?![\d.])")  # x2 → 乘二
+_NO = re.compile(r"\bNo\.\s?(\d+)", re.I)  # No.1 → 第一
+_WAN = re.compile(r"(" + _NUM + r")[wW](?![A-Za-z])")  # 10w+ → 十万加
+_GENERATION = re.compile(r"(?<!\d)([0-9]{2})后")  # 95后 → 九五后
+_RATIO = re.compile(r"(?<![\d:])(\d+)[:：](\d+)(?![\d:])")  # 3:2 → 三比二 (after times)
+# Shopping festivals are said digit by digit.
+_FESTIVALS = {"618": "六一八", "520": "五二零", "521": "五二一", "1212": "双十二"}
+_FESTIVAL = re.compile(r"(?<![\d.¥￥$])(" + "|".join(_FESTIVALS) + r")(?=大促|活动|狂欢|节|当天|期间|购物)")
 _ACRONYM = re.compile(r"(?<![A-Za-z])([A-Z]{2,6})(?![A-Za-z])")
 _TWO_MEASURE = re.compile(r"(?<![\d.])2(?=[" + _MEASURE + r"])")
-_NUMBER = re.compile(r"[-+]?" + _NUM)
+# A sign belongs to the number only where it cannot be an operator (not right after a digit or letter).
+_NUMBER = re.compile(r"(?:(?<![\dA-Za-z])[-+])?" + _NUM)
 # Order numbers, codes: 7+ digits read one by one, unless it is a round amount (1000000 → 一百万).
 _LONG_DIGITS = re.compile(r"(?<![\d.])(?!\d+000(?![\d.]))\d{7,}(?![\d.])")
 
@@ -184,8 +194,8 @@ def _time(m: re.Match[str]) -> str:
 
 def _model(m: re.Match[str]) -> str:
     letters, digits, tail = m.group(1).rstrip("-"), m.group(2), m.group(3)
-    # Long model digits are read one by one (四零九零); short ones as a number (十五).
-    spoken = digits_zh(digits) if len(digits) >= 3 else int_zh(int(digits))
+    # Long model digits are read one by one (四零九零); short ones as a number (十五, PM二点五).
+    spoken = digits_zh(digits) if len(digits) >= 3 and "." not in digits else number_zh(digits)
     return f"{_spell(letters)}{spoken}{(' ' + _spell(tail)) if tail else ''}"
 
 
@@ -206,6 +216,12 @@ def normalize_zh(text: str) -> str:
     t = _DATE_MD.sub(lambda m: f"{int_zh(int(m.group(1)))}月{int_zh(int(m.group(2)))}{m.group(3)}", t)
     t = _YEAR.sub(lambda m: digits_zh(m.group(1)) + "年", t)
     t = _TIME.sub(_time, t)
+    t = _RATIO.sub(lambda m: f"{int_zh(int(m.group(1)))}比{int_zh(int(m.group(2)))}", t)
+    t = _FESTIVAL.sub(lambda m: _FESTIVALS[m.group(1)], t)
+    t = _GENERATION.sub(lambda m: digits_zh(m.group(1)) + "后", t)
+    t = _NO.sub(lambda m: "第" + int_zh(int(m.group(1))), t)
+    t = _TIMES.sub(lambda m: "乘" + int_zh(int(m.group(1))), t)
+    t = _WAN.sub(lambda m: number_zh(m.group(1)) + "万", t)
     t = _PRICE_PREFIX.sub(_price, t)
     t = _PERCENT.sub(lambda m: ("负" if m.group(1).startswith("-") else "") + "百分之"
                      + number_zh(m.group(1).lstrip("+-")), t)
@@ -213,6 +229,7 @@ def normalize_zh(text: str) -> str:
     t = _RANGE.sub(lambda m: f"{number_zh(m.group(1))}到{number_zh(m.group(2))}", t)
     t = _FRACTION.sub(lambda m: f"{int_zh(int(m.group(2)))}分之{int_zh(int(m.group(1)))}", t)
     t = _UNIT_AFTER.sub(lambda m: number_zh(m.group(1)) + _UNITS[m.group(2)], t)
+    t = _PER_UNIT.sub(r"\1一", t)
     t = _MODEL.sub(_model, t)
     t = _ACRONYM.sub(lambda m: " ".join(m.group(1)), t)
     t = _LONG_DIGITS.sub(lambda m: digits_zh(m.group(0)), t)
