@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from broadcaster.voice.textnorm import int_zh, normalize, normalize_zh, number_zh
 
@@ -115,3 +117,12 @@ def test_no_digits_left_in_zh_output() -> None:
     text = "今天2024年11月29日，RTX4090只要¥12999，打9折，电话13800001111，净重1.5kg，20:00开抢，还剩37件！"
     out = normalize_zh(text)
     assert not any(c.isdigit() for c in out), out
+
+_ALPHABET = st.sampled_from(list("0123456789.,:%¥$-+/xX@ kgmlLAaBbZz年月日号点元件个天后你好的是，。！？😀[]"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(_ALPHABET, max_size=40))
+def test_any_text_normalizes_without_digits_or_errors(text: str) -> None:
+    out = normalize_zh(text)
+    assert not any(c.isdigit() for c in out), (text, out)
