@@ -93,11 +93,12 @@ class _Engine:
             raw = text.encode("utf-8") + b"\0"
 
             def run() -> None:
+                rc = -1
                 try:
                     rc = self.lib.espeak_Synth(raw, len(raw), 0, _POS_CHARACTER, 0, _CHARS_UTF8 | _ENDPAUSE, None, None)
                 finally:
                     with cond:
-                        done.append(rc if "rc" in locals() else -1)
+                        done.append(rc)
                         cond.notify()
 
             t = threading.Thread(target=run, name="espeak-synth", daemon=True)
@@ -113,7 +114,7 @@ class _Engine:
                     if finished:
                         break
                 t.join()
-                if done[0] not in (0,) and not stop.is_set():
+                if done[0] != 0 and not stop.is_set():
                     raise TTSError(f"espeak_Synth returned {done[0]}")
             finally:
                 stop.set()  # makes the callback abort if the consumer left early
