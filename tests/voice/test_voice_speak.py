@@ -255,3 +255,23 @@ async def test_backend_error_type() -> None:
     with pytest.raises(TTSError, match="engine crashed"):
         async for _ in b.synthesize("x"):
             pass
+
+
+async def test_unknown_espeak_voice_is_a_tts_error() -> None:
+    b = EspeakBackend("no-such-voice")
+    with pytest.raises(TTSError, match="no voice"):
+        await b.start()
+
+
+async def test_two_espeak_voices_synthesize_concurrently() -> None:
+    zh, en = EspeakBackend("cmn"), EspeakBackend("en-us")
+    await zh.start()
+    await en.start()
+
+    async def say(b: EspeakBackend, text: str) -> np.ndarray:
+        return np.concatenate([c async for c in b.synthesize(text)])
+
+    results = await asyncio.gather(*[say(zh, "你好，欢迎。"), say(en, "Hello and welcome."),
+                                     say(zh, "你好，欢迎。"), say(en, "Hello and welcome.")])
+    assert np.array_equal(results[0], results[2]) and np.array_equal(results[1], results[3])
+    assert results[0].size != results[1].size  # each kept its own voice
