@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+PICK_AHEAD_S = 0.4  # about what the voice needs for a sentence that is not in the utterance cache
 ONSET_LEVEL = 0.01  # |sample| above -40 dBFS counts as audible: where the latency trail ends
 
 
@@ -89,6 +90,19 @@ class Show:
             self.sources.append(source)
             self._tasks.append(asyncio.create_task(self._pump(source), name=f"source-{self.room.id}-{source.name}"))
         self._tasks.append(asyncio.create_task(self._speaker(), name=f"show-{self.room.id}"))
+        self._tasks.append(asyncio.create_task(self._warm(), name=f"warm-{self.room.id}"))
+
+    async def _warm(self) -> None:
+        """Pre-voices the FAQ answers and the talk track, so those lines start from the utterance cache."""
+        texts = self.brain.faq_answers()
+        talk = self.director.talk
+        if talk is not None:
+            texts += [talk.fill(text) for segment in talk.segments for text in segment.lines]
+        try:
+            made = await self.room.voice.warm(texts)
+            log.info("room %s: utterance cache warm (%d sentences voiced)", self.room.id, made)
+        except Exception:
+            log.exception("room %s: warming the utterance cache failed", self.room.id)
 
     async def stop(self) -> None:
         """Stops taking chat and choosing lines; what is on the stage plays on (see close())."""
@@ -160,11 +174,13 @@ class Show:
         self.room.watch_utterance_audio(utt, onset, lambda sink, t, tr=trail: tr.handed.setdefault(sink, t))
 
     async def _until_next_may_start(self, trail: Trail) -> None:
-        """Picks the next line once this one's last sentence is playing (so the next is ready back to back);
-        a talk-track line gives way at the next sentence boundary when something better waits."""
+        """Returns when the next line should be chosen: as late as possible, so a super chat that arrives
+        meanwhile still goes first, yet early enough (PICK_AHEAD_S before this line ends) to follow it back
+        to back. A talk-track line gives way at the next sentence boundary when something better waits."""
         line = trail.line
         while line.id in self._live:
-            if trail.last is None or id(trail.last) in self._started:
+            if (trail.last is None or id(trail.last) in self._started) and \
+                    self.room.stage.remaining_seconds() <= PICK_AHEAD_S:
                 return
             if line.source == LineSource.SCRIPT and self.director.urgent_waiting():
                 self.room.stage.interrupt_line(line.id)
@@ -204,7 +220,9 @@ class Show:
             self._write_audit(trail)
 
     def _write_audit(self, trail: Trail) -> None:
-        source = trail.sentences[0].source if trail.sentences else "none"
+        # An answer's source is where its content came from, not the "thanks for the super chat" preface.
+        source = next((x.source for x in trail.sentences if x.source != "script"),
+                      trail.sentences[0].source if trail.sentences else "none")
         if trail.received is not None and trail.handed:
             metrics.ANSWER_LATENCY.labels(self.room.id, source).observe(min(trail.handed.values()) - trail.received)
         latencies = trail.latencies()

@@ -40,6 +40,7 @@ class Stage:
         self._queue: deque[Utterance] = deque()
         self._current: Utterance | None = None
         self._started_at = 0
+        self._last_n = -1
         self._paused = False
         self._on_event = on_event
 
@@ -90,6 +91,15 @@ class Stage:
         with self._lock:
             return list(self._queue)
 
+    def remaining_seconds(self) -> float:
+        """Audio still to play: the rest of the current utterance plus everything queued."""
+        with self._lock:
+            samples = sum(u.pcm.shape[0] for u in self._queue)
+            if self._current is not None:
+                played = (self._last_n - self._started_at + 1) * self.spf
+                samples += max(0, self._current.pcm.shape[0] - played)
+        return samples / self.sample_rate
+
     def busy(self) -> bool:
         """True while something is being spoken or waits to be spoken."""
         with self._lock:
@@ -100,6 +110,7 @@ class Stage:
         """The state and exactly spf audio samples (float32 mono) of frame n."""
         events: list[StageEvent] = []
         with self._lock:
+            self._last_n = n
             utt = self._current
             if utt is None and self._queue and not self._paused:
                 utt = self._current = self._queue.popleft()

@@ -193,6 +193,10 @@ class Brain:
                 pairs.append((q, a, f"{path.name}#{i}"))
         return pairs
 
+    def faq_answers(self) -> list[str]:
+        """Every FAQ answer text (for pre-voicing them into the utterance cache)."""
+        return list(dict.fromkeys(answer for _, answer, _ in self._faq()))
+
     async def close(self) -> None:
         if self._watch_task is not None:
             self._watch_task.cancel()
