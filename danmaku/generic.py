@@ -57,7 +57,7 @@ class WebhookReceiver(HttpReceiver):
         for i, item in enumerate(items):
             try:
                 events.append(event_from_obj(item, self.room))
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, OverflowError) as exc:
                 self.errors.add("shape", str(exc))
                 return web.json_response({"error": f"item {i}: {exc}"}, status=400)
         self._touch()
@@ -121,7 +121,7 @@ class RedisStreamConsumer(Source):
                         await self._emit_wait(event_from_obj(json.loads(raw), self.room))
                     except UnicodeDecodeError as exc:
                         self.errors.add("utf8", str(exc))
-                    except (ValueError, TypeError, RecursionError) as exc:
+                    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
                         self.errors.add("json" if isinstance(exc, json.JSONDecodeError) else "shape", str(exc))
                 # Malformed entries are acked too: a poison message must not come back forever.
                 await self._call(client.xack(cfg.stream, cfg.group, *ids))
@@ -192,7 +192,7 @@ class ReplayPlayer(Source):
             except UnicodeDecodeError:
                 self.errors.add("utf8", f"line {n}")
                 continue
-            except (ValueError, TypeError, RecursionError) as exc:
+            except (ValueError, TypeError, OverflowError, RecursionError) as exc:
                 self.errors.add("shape", f"line {n}: {exc}")
                 continue
             if speed > 0:

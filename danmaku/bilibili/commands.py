@@ -160,7 +160,7 @@ class WebNormalizer:
             except DecodeError as exc:
                 self._error(exc.kind, f"{cmd}: {exc.detail}")
                 continue
-            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as exc:
                 self._error("shape", f"{cmd}: {type(exc).__name__}: {exc}")
                 continue
             if ev is None:

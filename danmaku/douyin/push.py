@@ -47,7 +47,7 @@ def _s(x: Any) -> str:
 def _i(x: Any) -> int:
     try:
         return int(x or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return 0
 
 
