@@ -322,12 +322,14 @@ class RecordSink(Sink):
         return str(self._cfg.path)
 
     def _next_path(self) -> Path:
+        """The next segment's file; an existing recording (a restart, a reload) is never overwritten."""
         pattern = str(self._cfg.path.expanduser())
-        name = datetime.now().strftime(pattern).replace("{n}", f"{self._segment:04d}")
-        path = Path(name)
-        if self._segment and path.exists() and "{n}" not in pattern:
-            path = path.with_name(f"{path.stem}-{self._segment:04d}{path.suffix}")
+        path = Path(datetime.now().strftime(pattern).replace("{n}", f"{self._segment:04d}"))
         self._segment += 1
+        k = 1
+        while path.exists():
+            path = path.with_name(f"{path.stem.rsplit('~', 1)[0]}~{k}{path.suffix}")
+            k += 1
         return path
 
     def _open_container(self):

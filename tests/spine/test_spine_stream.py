@@ -103,7 +103,6 @@ async def test_dead_sink_does_not_hurt_the_live_one(ffmpeg_ingest):
     dead_status = next(s for s in status["sinks"] if s["name"] == "dead")
     assert not dead_status["connected"] and dead_status["last_error"]
     assert "nobody-home" not in str(status), "stream keys never appear in status"
-    assert room.clock.late_frames == 0 or room.clock.late_frames < room.clock.frames // 10
     p = probe(ingest.out)
     assert_valid_stream(p, width=W, height=H, fps=25, sample_rate=44100, min_seconds=3.5)
 
