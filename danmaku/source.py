@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import aiohttp
+
 from broadcaster import metrics
 from danmaku.event import Event
 
@@ -119,7 +121,7 @@ class Source(ABC):
     """
 
     platform: ClassVar[str] = "generic"
-    # Whether silence detection applies: only sources that watch a live room (not replay or webhooks).
+    # Sources that watch a live room default `silent_after_s` on in their config; any source honours it when set.
     watches_live_room: ClassVar[bool] = False
 
     def __init__(self, cfg: Any, room_id: str):
@@ -319,7 +321,7 @@ class Source(ABC):
 
     async def _watch(self, task: asyncio.Task[None], session_start: float) -> str:
         """Waits for the session to end; cancels it when the live room has gone silent. Returns a warning."""
-        silent_after = self.cfg.silent_after_s if self.watches_live_room else None
+        silent_after = self.cfg.silent_after_s
         tick = 1.0 if silent_after is None else max(0.05, min(1.0, silent_after / 4))
         while True:
             done, _ = await asyncio.wait({task}, timeout=tick)
@@ -333,7 +335,7 @@ class Source(ABC):
                 if isinstance(exc, DecodeError):
                     self.errors.add(exc.kind, exc.detail)
                     return f"connection dropped after undecodable input ({exc.kind})"
-                if isinstance(exc, (SessionError, OSError, asyncio.TimeoutError)):
+                if isinstance(exc, (SessionError, OSError, asyncio.TimeoutError, aiohttp.ClientError)):
                     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                 # Anything else is still not allowed to kill the source, but it is a bug: log with traceback.
                 log.error("%s/%s: session failed", self.room, self.name, exc_info=exc)

@@ -155,6 +155,7 @@ class BilibiliWebClient(BiliWsSource):
         if self.boot is None or self._failures >= max(3, len(self.boot.hosts)):
             self.boot = await self._bootstrap()
             self._failures = 0
+            self._host_index = 0
         boot = self.boot
         host, ws_port, wss_port = boot.hosts[self._host_index % len(boot.hosts)]
         self._host_index += 1

@@ -143,6 +143,9 @@ class BiliWebFake(FakeServer):
         self.user_agents: list[str] = []
         self.connected = asyncio.Event()
         self.answer_auth = True
+        self.wbi_fail_next = 0  # answer -352 this many times
+        self.extra_hosts: list[dict[str, Any]] = []  # listed before the live one (dead hosts for rotation)
+        self.nav_calls = 0
         r = self.app.router
         r.add_get("/x/web-interface/nav", self._nav)
         r.add_get("/", self._home)
@@ -151,6 +154,7 @@ class BiliWebFake(FakeServer):
         r.add_get("/sub", self._ws)
 
     async def _nav(self, req: web.Request) -> web.Response:
+        self.nav_calls += 1
         self.user_agents.append(req.headers.get("User-Agent", ""))
         logged = "SESSDATA=good" in req.headers.get("Cookie", "")
         wbi_img = {"img_url": f"https://i0.hdslb.com/bfs/wbi/{IMG_KEY}.png",
@@ -176,7 +180,8 @@ class BiliWebFake(FakeServer):
         q = dict(req.query)
         w_rid = q.pop("w_rid", None)
         wts = q.pop("wts", None)
-        if w_rid is None or wts is None:
+        if w_rid is None or wts is None or self.wbi_fail_next > 0:
+            self.wbi_fail_next -= 1
             self.wbi_failures += 1
             return web.json_response({"code": -352, "message": "-352"})
         expected = wbi.sign(q, IMG_KEY, SUB_KEY, wts=int(wts))["w_rid"]
@@ -187,7 +192,8 @@ class BiliWebFake(FakeServer):
         self.tokens_issued.append(token)
         return web.json_response({"code": 0, "data": {
             "group": "live", "token": token,
-            "host_list": [{"host": "127.0.0.1", "port": 2243, "ws_port": self.port, "wss_port": self.port}],
+            "host_list": [*self.extra_hosts,
+                          {"host": "127.0.0.1", "port": 2243, "ws_port": self.port, "wss_port": self.port}],
         }})
 
     async def _ws(self, req: web.Request) -> web.WebSocketResponse:

@@ -35,6 +35,8 @@ def cfg_for(fake: BiliWebFake, **kw: Any) -> BilibiliWebSource:
         "type": "bilibili_web", "room_id": 5, "api_base": fake.base, "nav_base": fake.base,
         "home_url": fake.base + "/", "scheme": "ws", "heartbeat_s": 0.2, "reconnect_delay_s": 0.05,
         "reconnect_max_delay_s": 0.2, "silent_after_s": None,
+        # Never the real fallback host: everything stays on loopback.
+        "fallback_host": "127.0.0.1", "fallback_ws_port": fake.port, "fallback_wss_port": fake.port,
     }
     base.update(kw)
     return BilibiliWebSource.model_validate(base)
@@ -329,4 +331,25 @@ async def test_no_auth_reply_times_out(fake: BiliWebFake) -> None:
     col = Collector(src)
     await until(lambda: src.health().reconnects >= 1)
     assert "no auth reply" in src.health().last_warning
+    await col.close()
+
+
+async def test_wbi_rejection_then_fresh_keys_and_host_rotation(fake: BiliWebFake) -> None:
+    import socket
+
+    with socket.socket() as s:  # a loopback port with nobody listening: the first host is dead
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    fake.extra_hosts = [{"host": "127.0.0.1", "port": 2243, "ws_port": dead, "wss_port": dead}]
+    fake.wbi_fail_next = 1
+    src = open_source(cfg_for(fake), "room-i")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 10)
+    # -352 → fallback host without a key → auth rejected → keys fetched again → token → dead host → live host.
+    assert fake.wbi_failures == 1 and fake.nav_calls >= 2
+    assert [("key" in a) for a in fake.auth_bodies] == [False, True]
+    assert fake.auth_bodies[-1]["key"] == "tok1"
+    assert src.health().reconnects >= 2
+    await fake.push([cmd_packet(danmu(5, "r", "rotated"))])
+    assert (await col.wait_for(1))[0].text == "rotated"
     await col.close()
