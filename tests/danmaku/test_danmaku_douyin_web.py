@@ -175,3 +175,13 @@ async def test_signature_rejected_is_reported_and_retried(fake: DouyinWebFake) -
     assert "signature" in src.health().last_warning
     assert not fake.conns
     await col.close()
+
+
+async def test_silent_room_names_the_signature(fake: DouyinWebFake) -> None:
+    src = open_source(cfg_for(fake, silent_after_s=0.4), "dy-f")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    await until(lambda: src.health().silent)
+    assert "signature" in src.health().last_warning and not src.health().healthy
+    await until(lambda: len(fake.conns) >= 2)  # it reconnects by itself
+    await col.close()
