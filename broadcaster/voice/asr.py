@@ -251,7 +251,7 @@ class VoiceInput:
 
     async def events(self, source: str | None = None) -> AsyncIterator[Event]:
         """One pass over `source` (default: cfg.source). Errors of the source propagate (see `run`)."""
-        src = source or self.cfg.source
+        src = source or (self.cfg.source.get_secret_value() if self.cfg.source is not None else "")
         if not src:
             raise ValueError("asr.source is empty")
         await self.start()
@@ -282,11 +282,11 @@ class VoiceInput:
                 async for ev in self.events():
                     delay = backoff_s
                     await on_event(ev)
-                log.info("voice input %s ended; reopening in %.1fs", self.cfg.source, delay)
+                log.info("voice input ended; reopening in %.1fs", delay)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("voice input %s failed: %s; reopening in %.1fs", self.cfg.source, exc, delay)
+                log.warning("voice input failed: %s; reopening in %.1fs", exc, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, max_backoff_s)
 

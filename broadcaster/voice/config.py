@@ -42,7 +42,7 @@ class HttpVoiceConfig(Model):
     # or query parameters when method is GET.
     method: Literal["POST", "GET"] = "POST"
     body: dict[str, str | int | float | bool] = Field(default_factory=lambda: {"text": "{text}"})
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, Secret] = Field(default_factory=dict)  # may carry tokens: printed as ***
     timeout_s: float = Field(30.0, gt=0)
 
 
@@ -87,7 +87,8 @@ class AsrConfig(Model):
     device: str = Field("auto", pattern=_DEVICE_PATTERN)
     compute_type: str = "default"
     language: str | None = "zh"
-    source: str = ""  # file path, rtmp://, srt://, http(s):// URL, or "alsa:default" / "pulse:default"
+    # File path, rtmp://, srt://, http(s):// URL, or "alsa:default" / "pulse:default"; printed redacted (may hold a key).
+    source: SecretURL | None = None
     vad_threshold_db: float = Field(-40.0, le=0)  # frames louder than this are speech
     min_speech_s: float = Field(0.3, ge=0)
     max_speech_s: float = Field(15.0, gt=1)

@@ -141,3 +141,26 @@ async def test_unreadable_source_raises(whisper_dir: Path, tmp_path: Path) -> No
     with pytest.raises(Exception, match=r"missing\.wav|No such file"):
         async for _ in vi.events():
             pass
+
+
+async def test_run_reopens_a_failing_source_with_backoff(whisper_dir: Path, speech_wav: Path, tmp_path: Path) -> None:
+    late = tmp_path / "late.wav"  # the source is not there yet (a stream not started)
+    vi = VoiceInput(_cfg(whisper_dir, str(late)), room="asr-t")
+    got = []
+
+    async def on_event(ev) -> None:
+        got.append(ev)
+
+    task = asyncio.create_task(vi.run(on_event, backoff_s=0.05, max_backoff_s=0.1))
+    await asyncio.sleep(0.3)
+    assert not got and not task.done()  # failing, retrying, alive
+    late.write_bytes(speech_wav.read_bytes())
+    for _ in range(200):
+        if len(got) >= 2:
+            break
+        await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await vi.close()
+    assert len(got) >= 2 and all(ev.kind is EventKind.VOICE for ev in got)

@@ -43,6 +43,7 @@ class FakeServer:
     async def openai(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append({"auth": request.headers.get("Authorization"), "body": body})
+        self.headers = dict(request.headers)
         if self.fail_with:
             return web.Response(status=self.fail_with, text="model overloaded")
         if self.hang:
@@ -83,7 +84,8 @@ async def server():
 
 async def test_openai_wav_streaming(server) -> None:
     fake, url = server
-    b = HttpBackend(HttpVoiceConfig(url=url, model="cosy", voice="anchor", api_key="sk-test"))
+    b = HttpBackend(HttpVoiceConfig(url=url, model="cosy", voice="anchor", api_key="sk-test",
+                                    headers={"X-Team-Token": "t0ken"}))
     await b.start()
     assert b.sample_rate == RATE
     chunks = [c async for c in b.synthesize("欢迎光临")]
@@ -92,7 +94,8 @@ async def test_openai_wav_streaming(server) -> None:
     assert pcm.size == int(0.1 * RATE * 4)
     assert np.allclose(pcm, _tone("欢迎光临"), atol=1 / 16000)
     req = fake.requests[-1]
-    assert req["auth"] == "Bearer sk-test"
+    assert req["auth"] == "Bearer sk-test" and fake.headers["X-Team-Token"] == "t0ken"
+    assert "t0ken" not in repr(b.cfg) and "sk-test" not in repr(b.cfg)
     assert req["body"] == {"model": "cosy", "input": "欢迎光临", "voice": "anchor", "response_format": "wav"}
     await b.close()
 

@@ -141,7 +141,7 @@ class HttpBackend(TTSBackend):
                 pass
 
     def _request(self, text: str) -> dict:
-        headers = dict(self.cfg.headers)
+        headers = {k: v.get_secret_value() for k, v in self.cfg.headers.items()}
         if self.cfg.api_key is not None:
             headers["Authorization"] = f"Bearer {self.cfg.api_key.get_secret_value()}"
         if self.cfg.api == "openai":
