@@ -19,6 +19,8 @@ class PiperVoiceConfig(Model):
     config: Path | None = None  # its .json (default: model path + ".json")
     speaker_id: int | None = Field(None, ge=0)
     length_scale: float | None = Field(None, gt=0, le=4)  # < 1 speaks faster
+    # Extra resources of some voices (zh_CN "pinyin" voices need g2pW/g2pw.onnx here); default: the model's dir.
+    resources_dir: Path | None = None
 
 
 class CoquiVoiceConfig(Model):

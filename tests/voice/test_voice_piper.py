@@ -69,3 +69,17 @@ async def test_missing_piper_model_fails_start_and_falls_back(tmp_path: Path) ->
     utts = [u async for u in voice.speak(Line("还在说话。", LineSource.SCRIPT))]
     assert len(utts) == 1 and voice.fallbacks == 1  # the espeak fallback voice keeps the room talking
     await voice.close()
+
+
+async def test_pinyin_voice_without_g2pw_is_refused_not_downloaded(tmp_path: Path) -> None:
+    import json
+
+    model = build_tiny_piper_voice(tmp_path / "zh")
+    cfg_path = tmp_path / "zh" / "voice.onnx.json"
+    data = json.loads(cfg_path.read_text())
+    data["phoneme_type"] = "pinyin"
+    cfg_path.write_text(json.dumps(data))
+    b = PiperBackend(PiperVoiceConfig(model=model), device="cpu")
+    with pytest.raises(TTSError, match="g2pW"):
+        await b.start()
+    assert not (tmp_path / "zh" / "g2pW").exists()

@@ -68,7 +68,14 @@ class PiperBackend(ThreadedBackend):
         )
         if self.device_requested != "cpu" and self.device == "cpu":
             metrics.DEVICE_FALLBACKS.labels(self.room, "tts").inc()
-        self._voice = PiperVoice.load(model, config_path=config, use_cuda=self.device.startswith("cuda"))
+        resources = self.cfg.resources_dir or model.parent
+        voice = PiperVoice.load(model, config_path=config, use_cuda=self.device.startswith("cuda"),
+                                download_dir=resources)
+        if voice.config.phoneme_type.value == "pinyin" and not (resources / "g2pW" / "g2pw.onnx").is_file():
+            # piper would fetch g2pW from the internet on first use; a daemon never downloads models.
+            raise TTSError(f"piper voice {model.name} needs the g2pW model at {resources / 'g2pW' / 'g2pw.onnx'} "
+                           "(set voice.piper.resources_dir)")
+        self._voice = voice
         self.sample_rate = int(self._voice.config.sample_rate)
         self._digest = file_digest(model)
 
