@@ -79,12 +79,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--height", type=int, default=720)
     p.set_defaults(func=_cmd_demo)
 
-    for module in _AREA_COMMANDS:
-        module.add_commands(sub)
+    from broadcaster import admin_client
+    from broadcaster.brain import cli as kb_cli
+    from broadcaster.show import speakable_texts
+    from broadcaster.voice import cli as voice_cli
+    from danmaku import cli as danmaku_cli
+
+    danmaku_cli.add_commands(sub)  # tail
+    kb_cli.add_commands(sub)  # kb index | kb query
+    voice_cli.add_commands(sub, texts_for_room=speakable_texts)  # cache warm
+    admin_client.add_commands(sub)  # status | say | reload
     return parser
-
-
-_AREA_COMMANDS: list = []
 
 
 def main(argv: list[str] | None = None) -> int:

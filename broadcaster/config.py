@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from broadcaster.brain.config import BrainConfig
 from broadcaster.configbase import Model, Secret, SecretURL
@@ -77,7 +77,10 @@ class RecordOutput(Model):
 
     @field_validator("path")
     @classmethod
-    def _dir_exists(cls, v: Path) -> Path:
+    def _dir_exists(cls, v: Path, info: ValidationInfo) -> Path:
+        base = (info.context or {}).get("base_dir")
+        if base is not None and not v.is_absolute() and not str(v).startswith("~"):
+            v = Path(base) / v
         parent = v.expanduser().parent
         if not parent.is_dir():
             raise ValueError(f"directory {str(parent)!r} does not exist")
@@ -205,8 +208,10 @@ def parse_config(data: Any, file: str | os.PathLike[str] = "<config>") -> Config
     if not isinstance(data, dict):
         raise ConfigError(file, "", "expected a mapping with 'rooms' (and optionally 'daemon')")
     data = _substitute(data, str(file), "")
+    path = Path(file)
+    context = {"base_dir": path.resolve().parent} if path.is_file() else None
     try:
-        return Config.model_validate(data)
+        return Config.model_validate(data, context=context)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(file, _key_path(first["loc"], data), _describe(first)) from None

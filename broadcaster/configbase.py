@@ -3,17 +3,36 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, PlainSerializer, SecretStr
+from pydantic import BaseModel, ConfigDict, PlainSerializer, SecretStr, ValidationInfo, field_validator
 
 REDACTED = "***"
 
 
+def _resolve(value: Any, base: Path) -> Any:
+    if isinstance(value, Path):
+        return value if value.is_absolute() or str(value).startswith("~") else base / value
+    if isinstance(value, list) and value and all(isinstance(v, Path) for v in value):
+        return [_resolve(v, base) for v in value]
+    return value
+
+
 class Model(BaseModel):
-    """Every config section forbids unknown keys, so a typo is an error, not a silent default."""
+    """Every config section forbids unknown keys, so a typo is an error, not a silent default.
+
+    Relative paths are taken relative to the config file (validation context "base_dir"), so a room's
+    files resolve the same whatever directory the daemon was started from.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _relative_to_config_file(cls, value: Any, info: ValidationInfo) -> Any:
+        base = (info.context or {}).get("base_dir")
+        return _resolve(value, Path(base)) if base is not None else value
 
 
 _URL_SECRET = re.compile(r"^(?P<head>[a-z][a-z0-9+.-]*://(?:[^/@]*@)?[^/?#]+/[^/?#]+/?)(?P<tail>.*)$", re.I)

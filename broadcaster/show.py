@@ -13,7 +13,10 @@ import numpy as np
 
 from broadcaster import metrics
 from broadcaster.brain import AuditLog, Brain
+from broadcaster.brain.kb import load_corpus
+from broadcaster.config import RoomConfig
 from broadcaster.director import Director
+from broadcaster.director.talk import TalkTrack
 from broadcaster.lines import Line, LineSource, Utterance
 from broadcaster.stage import StageEvent
 from danmaku.event import Event
@@ -25,6 +28,21 @@ log = logging.getLogger(__name__)
 
 PICK_AHEAD_S = 0.4  # about what the voice needs for a sentence that is not in the utterance cache
 ONSET_LEVEL = 0.01  # |sample| above -40 dBFS counts as audible: where the latency trail ends
+
+
+def talk_lines(talk: TalkTrack) -> list[str]:
+    return [talk.fill(text) for segment in talk.segments for text in segment.lines]
+
+
+def speakable_texts(room_cfg: RoomConfig) -> list[str]:
+    """What a room says without a live question — FAQ answers and its talk track — for `cache warm`."""
+    brain = room_cfg.brain
+    texts: list[str] = []
+    if brain.kb.dir is not None:
+        texts += [answer for _, answer, _ in load_corpus(brain.kb.dir, brain.kb.chunk_chars).faq]
+    if brain.talk.file is not None:
+        texts += talk_lines(TalkTrack.load(brain.talk.file, brain.talk.variables))
+    return list(dict.fromkeys(texts))
 
 
 @dataclasses.dataclass
@@ -95,9 +113,8 @@ class Show:
     async def _warm(self) -> None:
         """Pre-voices the FAQ answers and the talk track, so those lines start from the utterance cache."""
         texts = self.brain.faq_answers()
-        talk = self.director.talk
-        if talk is not None:
-            texts += [talk.fill(text) for segment in talk.segments for text in segment.lines]
+        if self.director.talk is not None:
+            texts += talk_lines(self.director.talk)
         try:
             made = await self.room.voice.warm(texts)
             log.info("room %s: utterance cache warm (%d sentences voiced)", self.room.id, made)
