@@ -82,10 +82,12 @@ class RecordOutput(Model):
         if base is not None and not v.is_absolute() and not str(v).startswith("~"):
             v = Path(base) / v
         parent = v.expanduser().parent
-        if not parent.is_dir():
-            raise ValueError(f"directory {str(parent)!r} does not exist")
-        if not os.access(parent, os.W_OK):
-            raise ValueError(f"directory {str(parent)!r} is not writable")
+        ancestor = parent
+        while not ancestor.exists() and ancestor != ancestor.parent:
+            ancestor = ancestor.parent
+        # A missing directory is created when the recording starts; it must be creatable.
+        if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
+            raise ValueError(f"directory {str(parent)!r} does not exist and cannot be created")
         return v
 
 

@@ -334,6 +334,7 @@ class RecordSink(Sink):
 
     def _open_container(self):
         path = self._next_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
         fmt = RECORD_FORMATS.get(path.suffix.lower(), "flv")
         options = {"movflags": "frag_keyframe+empty_moov+default_base_moof"} if fmt == "mp4" else {}
         container = av.open(str(path), "w", format=fmt, container_options=options)
