@@ -12,7 +12,9 @@ if [ "${1:-}" = "--test" ]; then
   $PIP install -q -e '.[test,ml]'
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     need=()
-    for pkg in nginx libnginx-mod-rtmp fonts-wqy-microhei ffmpeg; do
+    # nginx-rtmp: a real ingest; fonts: CJK subtitles (and a Latin-only font for the no-CJK warning);
+    # systemd: systemd-analyze verify; prometheus: promtool; chromium: the console test.
+    for pkg in nginx libnginx-mod-rtmp fontconfig fonts-wqy-microhei fonts-dejavu-core systemd prometheus chromium; do
       dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
     done
     if [ ${#need[@]} -gt 0 ]; then
