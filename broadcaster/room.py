@@ -119,6 +119,10 @@ class Room:
     def push(self, utterance: Utterance) -> None:
         if utterance.last and self._loop is not None:
             self._line_done.setdefault(utterance.line.id, self._loop.create_future())
+        prepare = getattr(self._avatar, "prepare", None)
+        if prepare is not None and self._loop is not None:
+            # Draw its caption off the clock thread, so the frame that first shows it is not late.
+            self._loop.run_in_executor(None, prepare, utterance.text, utterance.line.banner)
         self.stage.push(utterance)
         metrics.STAGE_QUEUE.labels(self.id).set(len(self.stage.queued()))
 
