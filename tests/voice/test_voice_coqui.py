@@ -136,21 +136,25 @@ async def test_xtts_speaker_latents_persist_on_disk_and_redis(tmp_path: Path, xt
         server.shutdown()
 
 
-def _transformers_major() -> int:
-    from importlib.metadata import version
-
-    return int(version("transformers").split(".")[0])
-
-
-@pytest.mark.xfail(
-    _transformers_major() >= 5, strict=True, raises=TTSError,
-    reason="coqui-tts 0.28.0's XTTS GPT2InferenceModel gets past_key_values=None from transformers 5.x generate(); "
-           "XTTS synthesis works with transformers 4.57 (checked in a separate venv)",
-)
 async def test_xtts_cloned_voice_streams(tmp_path: Path, xtts_dir: Path) -> None:
     b = CoquiBackend(CoquiVoiceConfig(model_dir=xtts_dir, language="zh-cn"), device="cpu",
                      profile=_profile(_reference(tmp_path / "ref.wav")), embeddings_dir=tmp_path / "e")
     await b.start()  # includes a warm-up synthesis
     assert b.streaming and b.sample_rate == 24000
     chunks = [c async for c in b.synthesize("你好，欢迎来到直播间")]
-    assert chunks and sum(c.size for c in chunks) > 0
+    assert chunks and sum(c.size for c in chunks) > 0 and all(np.isfinite(c).all() for c in chunks)
+
+
+async def test_xtts_voice_end_to_end_with_clone(tmp_path: Path, xtts_dir: Path) -> None:
+    ref = _reference(tmp_path / "ref.wav")
+    cfg = VoiceConfig(backend="coqui", coqui={"model_dir": str(xtts_dir), "language": "zh-cn"}, device="auto",
+                      profile={"id": "host", "reference": [str(ref)],
+                               "consent": {"who": "Wang Fang", "when": "2026-11-01"}},
+                      embeddings_dir=tmp_path / "emb")
+    voice = build_voice(cfg, sample_rate=48000, fps=25, room="xtts-t")
+    try:
+        utts = [u async for u in voice.speak(Line("欢迎来到直播间！", LineSource.SCRIPT))]
+    finally:
+        await voice.close()
+    assert len(utts) == 1 and utts[0].last and voice.fallbacks == 0
+    assert voice.backend.voice_id.startswith("coqui:") and "clone:host:" in voice.backend.voice_id

@@ -137,7 +137,7 @@ def build_tiny_xtts(dir: Path) -> Path:
     tok.train_from_iterator(corpus, trainer)
     tok.save(str(dir / "vocab.json"))
     args = XttsArgs(gpt_layers=1, gpt_n_model_channels=32, gpt_n_heads=2, gpt_num_audio_tokens=66,
-                    gpt_start_audio_token=64, gpt_stop_audio_token=65, gpt_max_audio_tokens=40,
+                    gpt_start_audio_token=64, gpt_stop_audio_token=65, gpt_max_audio_tokens=16,
                     gpt_max_text_tokens=100, gpt_max_prompt_tokens=20, decoder_input_dim=32,
                     tokenizer_file=str(dir / "vocab.json"))
     cfg = XttsConfig(model_args=args)

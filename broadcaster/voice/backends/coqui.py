@@ -8,6 +8,8 @@ reference audio (decoded with PyAV, not torchaudio) and persisted by SpeakerEmbe
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -38,6 +40,26 @@ def find_checkpoint(model_dir: Path) -> Path:
     if found:
         return found[0]
     raise TTSError(f"no checkpoint (.pth) in {model_dir}")
+
+
+def bridge_transformers_cache(model: Any) -> bool:
+    """Lets coqui-tts 0.28's XTTS GPT run under transformers 5.x. Recent transformers hand the KV cache to
+    forward() as `cache=`; XTTS's GPT2InferenceModel reads only `past_key_values`, gets None and fails on the
+    second token. Maps one onto the other on this model instance only (nothing global is patched); a
+    no-op once coqui-tts accepts `cache` itself. Greedy output matches transformers 4.57 sample for sample."""
+    inference = getattr(getattr(model, "gpt", None), "gpt_inference", None)
+    if inference is None or "cache" in inspect.signature(inference.forward).parameters:
+        return False
+    original = inference.forward
+
+    @functools.wraps(original)
+    def forward(*args: Any, cache: Any = None, **kwargs: Any) -> Any:
+        if cache is not None and kwargs.get("past_key_values") is None:
+            kwargs["past_key_values"] = cache
+        return original(*args, **kwargs)
+
+    inference.forward = forward
+    return True
 
 
 class CoquiBackend(ThreadedBackend):
@@ -90,6 +112,7 @@ class CoquiBackend(ThreadedBackend):
             if not ckpt.is_file():
                 raise TTSError(f"xtts model dir {d} has no model.pth")
             synth = Synthesizer(tts_checkpoint=str(d), tts_config_path=str(config_path))
+            bridge_transformers_cache(synth.tts_model)
         else:
             ckpt = find_checkpoint(d)
             synth = Synthesizer(tts_checkpoint=str(ckpt), tts_config_path=str(config_path))
