@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
+import faulthandler
 import sys
 from pathlib import Path
 
@@ -14,11 +14,8 @@ EXIT_CONFIG = 2
 
 
 def _setup_logging(level: str = "info", fmt: str = "text") -> None:
-    try:
-        from broadcaster.logs import setup_logging
-    except ImportError:
-        logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        return
+    from broadcaster.logs import setup_logging
+
     setup_logging(level, fmt)
 
 
@@ -30,9 +27,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from broadcaster.daemon import Daemon
+    from broadcaster.logs import register_secrets, secrets_of
 
     config = load_config(args.config)
+    register_secrets(secrets_of(config))  # exact secret values are masked in every log line from here on
     _setup_logging(config.daemon.log_level, config.daemon.log_format)
+    faulthandler.enable()  # a watchdog SIGABRT leaves every thread's stack in the journal
     return asyncio.run(Daemon(config, Path(args.config).resolve()).run())
 
 

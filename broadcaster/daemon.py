@@ -7,8 +7,10 @@ import logging
 import signal
 from pathlib import Path
 
+from broadcaster.admin import start_admin
 from broadcaster.config import Config, ConfigError, load_config
 from broadcaster.room import Room
+from broadcaster.watchdog import Watchdog
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +37,7 @@ class Daemon:
         await self._start_services()
 
     async def _start_services(self) -> None:
-        """Admin API and systemd watchdog, when those modules are installed in this build."""
-        try:
-            from broadcaster.admin import start_admin
-            from broadcaster.watchdog import Watchdog
-        except ImportError:  # the ops layer is optional for embedded use (tests, the demo)
-            return
+        """Admin API (and operator console) and the systemd watchdog."""
         self.admin = await start_admin(self, self.config.daemon.admin)
         self.watchdog = Watchdog(self)
         await self.watchdog.start()
@@ -98,9 +95,16 @@ class Daemon:
         return 0
 
     async def _reload_logged(self) -> None:
+        if self.watchdog is not None:
+            self.watchdog.reloading()
+        summary = "reload failed; the running config stays"
         try:
-            await self.reload()
+            result = await self.reload()
+            summary = "reloaded: " + ", ".join(f"{k} {','.join(v)}" for k, v in result.items() if v)
         except ConfigError as exc:
             log.error("reload refused, keeping the running config: %s", exc)
         except Exception:
             log.exception("reload failed")
+        finally:
+            if self.watchdog is not None:
+                self.watchdog.reloaded(summary)
