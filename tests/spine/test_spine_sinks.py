@@ -75,3 +75,22 @@ def test_amf0_round_trip_and_garbage():
     for junk in (b"\x02\x00\x10ab", b"\x0a\xff\xff\xff\xff", b"\x03\x00\x01a", b"\x42"):
         with pytest.raises(amf0.AMFError):
             amf0.decode_all(junk)
+
+
+@pytest.mark.parametrize("ts", [0, 40, 0xFFFFFE, 0xFFFFFF, 5 * 3600 * 1000, 2**32 - 1])
+def test_rtmp_chunking_round_trips_extended_timestamps(ts):
+    """Past 4h39m a stream's timestamps need the extended field, repeated on every continuation chunk."""
+    pub = rtmp.Publisher("rtmp://127.0.0.1/live/k")
+    payload = bytes(range(256)) * 40  # 10 KiB: three chunks at 4096
+    wire = pub._message(rtmp.CSID_VIDEO, rtmp.VIDEO, ts, 1, payload)
+    pos = 0
+
+    def recv(n: int) -> bytes:
+        nonlocal pos
+        pos += n
+        return wire[pos - n : pos]
+
+    reader = rtmp._ChunkReader(recv)
+    reader.chunk_size = rtmp.OUT_CHUNK_SIZE
+    assert reader.read_message() == (rtmp.VIDEO, ts, 1, payload)
+    assert pos == len(wire)
