@@ -43,6 +43,7 @@ class MediaClock:
         self.on_packets = on_packets
         self.frames = 0
         self.late_frames = 0
+        self.render_errors = 0
         self.last_tick = time.monotonic()
         self.last_frame: np.ndarray | None = None
         self._stop = threading.Event()
@@ -114,7 +115,17 @@ class MediaClock:
                 self.late_frames += 1
                 self._m_late.inc()
             else:
-                frame = self.avatar.render(state)
+                try:
+                    frame = self.avatar.render(state)
+                except Exception:
+                    if self.last_frame is None:
+                        raise
+                    # One bad frame must not take the room off air: show the last good one, say so.
+                    self.render_errors += 1
+                    if self.render_errors in (1, 10, 100) or self.render_errors % 1000 == 0:
+                        log.exception("room %s: render failed (%d so far); repeating the last frame",
+                                      self.room, self.render_errors)
+                    frame = self.last_frame
                 self._m_render.observe(time.monotonic() - now)
             t_enc = time.monotonic()
             packets = self.encoder.encode(n, frame, audio)

@@ -206,3 +206,20 @@ async def test_ingest_that_stops_answering_is_given_up(ffmpeg_ingest):
         await room.stop()
     await asyncio.to_thread(ingest.finish)
     assert_valid_stream(probe(ingest.out), width=W, height=H, fps=25, sample_rate=44100, min_seconds=1.9)
+
+
+class FlakyAvatar(CardAvatar):
+    def render(self, state):
+        if state.n % 7 == 3:
+            raise RuntimeError("a bug in a renderer")
+        return super().render(state)
+
+
+async def test_a_failing_render_repeats_the_last_frame(tmp_path):
+    cfg = room_config([{"type": "record", "path": str(tmp_path / "r.flv")}])
+    room = Room(cfg, avatar=FlakyAvatar(W, H), with_voice=False, paced=False)
+    await room.start()
+    await asyncio.to_thread(wait_until, lambda: room.clock.frames >= 100, 30)
+    await room.stop()
+    assert room.clock.render_errors >= 10 and room.clock.error is None
+    assert_valid_stream(probe(tmp_path / "r.flv"), width=W, height=H, fps=25, sample_rate=44100, min_seconds=3.5)
