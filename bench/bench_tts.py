@@ -102,12 +102,13 @@ async def bench_asr(tmp: Path) -> dict[str, float]:
 
 
 async def main(repeat: int) -> None:
-    from tinymodels import build_tiny_piper_voice, build_tiny_vits
+    from tinymodels import build_tiny_piper_voice, build_tiny_vits, build_tiny_xtts
 
+    from broadcaster.voice.audio import wav_bytes
     from broadcaster.voice.backends.coqui import CoquiBackend
     from broadcaster.voice.backends.espeak import EspeakBackend
     from broadcaster.voice.backends.piper import PiperBackend
-    from broadcaster.voice.config import CoquiVoiceConfig, PiperVoiceConfig
+    from broadcaster.voice.config import CoquiVoiceConfig, PiperVoiceConfig, VoiceProfileConfig
 
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -118,10 +119,17 @@ async def main(repeat: int) -> None:
             "coqui-tiny VITS (en)": await bench_backend(
                 CoquiBackend(CoquiVoiceConfig(model_dir=build_tiny_vits(tmp / "vits")), device="cpu"), EN, repeat),
         }
+        ref = tmp / "ref.wav"
+        t = np.arange(16000 * 3) / 16000
+        ref.write_bytes(wav_bytes((0.3 * np.sin(2 * np.pi * 180 * t)).astype(np.float32), 16000))
+        profile = VoiceProfileConfig(id="bench", reference=[ref], consent={"who": "bench", "when": "2026-11-29"})
+        results["coqui-tiny XTTS clone (zh)"] = await bench_backend(
+            CoquiBackend(CoquiVoiceConfig(model_dir=build_tiny_xtts(tmp / "xtts"), language="zh-cn"), device="cpu",
+                         profile=profile, embeddings_dir=tmp / "emb"), ZH[:2], 1)
         base = results["espeak (cmn)"]
-        print(f"{'backend':24} {'load s':>8} {'first chunk ms':>15} {'RTF':>8} {'RTF vs espeak':>14}")
+        print(f"{'backend':28} {'load s':>8} {'first chunk ms':>15} {'RTF':>8} {'RTF vs espeak':>14}")
         for name, r in results.items():
-            print(f"{name:24} {r['load_s']:8.2f} {r['first_ms']:15.1f} {r['rtf']:8.4f} {r['rtf'] / base['rtf']:14.2f}")
+            print(f"{name:28} {r['load_s']:8.2f} {r['first_ms']:15.1f} {r['rtf']:8.4f} {r['rtf'] / base['rtf']:14.2f}")
 
         hit_mem, miss = await bench_cache(MemoryStore(256 << 20), repeat * 5)
         from voice_helpers import start_redis
