@@ -190,7 +190,8 @@ class Voice:
             hit = await self.cache.get(key)
             if hit is not None and hit.sample_rate == self.sample_rate and hit.fps == self.fps:
                 metrics.CACHE_HITS.labels(self.room, "utterance").inc()
-                return _Spoken(hit.pcm, MouthTrack(hit.openness, hit.viseme), subtitle)
+                # Copies: the decoded arrays view the store's immutable bytes, and the stage owns what it gets.
+                return _Spoken(hit.pcm.copy(), MouthTrack(hit.openness.copy(), hit.viseme.copy()), subtitle)
             metrics.CACHE_MISSES.labels(self.room, "utterance").inc()
 
         pcm: np.ndarray | None = None
