@@ -268,3 +268,14 @@ async def test_replay_missing_file_retries_without_raising(tmp_path: Path) -> No
     await until(lambda: src.health().reconnects >= 2)
     assert "cannot read" in src.health().last_warning
     await col.close()
+
+
+async def test_shipped_demo_chat_replays_cleanly() -> None:
+    import danmaku
+
+    path = Path(danmaku.__file__).parent / "demo_chat.jsonl"
+    src = open_source(ReplaySource.model_validate({"type": "replay", "path": str(path), "speed": 0}), "demo")
+    got = [ev async for ev in src.events()]
+    assert len(got) == len(path.read_text(encoding="utf-8").splitlines())
+    assert src.health().decode_errors == {}
+    assert {e.kind for e in got} >= {EventKind.COMMENT, EventKind.GIFT, EventKind.SUPER_CHAT, EventKind.GUARD}
