@@ -189,8 +189,18 @@ class Room:
         self._tasks.append(asyncio.create_task(self.speak(line), name=f"say-{self.id}-{line.id}"))
         return {"id": line.id, "text": text, "source": line.source.value}
 
+    def interrupt_line(self, line_id: int | None = None) -> int:
+        """Cuts a line (the one being spoken if None) at the next sentence boundary; returns sentences cut."""
+        dropped = self.stage.interrupt_line(line_id)
+        for utt in dropped:
+            self._utt_watch.pop(id(utt), None)
+            fut = self._line_done.pop(utt.line.id, None) if utt.last else None
+            if fut is not None and not fut.done():
+                fut.set_result(-1)
+        return len(dropped)
+
     def skip(self) -> int:
-        return self.stage.interrupt_line()
+        return self.show.skip() if self.show is not None else self.interrupt_line()
 
     def pause(self) -> None:
         self.stage.pause()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import time
@@ -97,6 +98,7 @@ class Show:
         self._live: dict[int, Trail] = {}  # line id → trail, until its last utterance has played
         self.trails: list[Trail] = []  # the last few finished lines, for tests and the console
         self._started: set[int] = set()  # id() of utterances whose first frame was ticked
+        self._cut: set[int] = set()  # line ids the operator skipped: stop producing them
 
     async def start(self) -> None:
         from danmaku.sources import open_source
@@ -169,21 +171,32 @@ class Show:
 
     async def _voice_line(self, trail: Trail) -> None:
         line = trail.line
-        async for sentence in self.brain.answer(line):
+        async with contextlib.aclosing(self.brain.answer(line)) as sentences:
+            await self._voice_sentences(trail, sentences)
+        self._cut.discard(line.id)
+        trail.produced = True
+        if trail.last is None or self._played(trail.last):
+            self._finish(trail)  # nothing to say, or everything already played while the brain finished
+
+    async def _voice_sentences(self, trail: Trail, sentences) -> None:
+        line = trail.line
+        async for sentence in sentences:
+            if line.id in self._cut:
+                return
             if trail.first_text is None:
                 trail.first_text = time.monotonic()
             trail.sentences.append(sentence)
             part = dataclasses.replace(line, text=sentence.text)  # same id: the stage cuts lines by id
-            async for utt in self.room.voice.speak(part):
-                if trail.first_pcm is None:
-                    trail.first_pcm = time.monotonic()
-                    trail.stage_busy_at_first_pcm = self.room.stage.busy()
-                    self._watch_first_sample(trail, utt)
-                trail.last = utt
-                self.room.push(utt)
-        trail.produced = True
-        if trail.last is None or self._played(trail.last):
-            self._finish(trail)  # nothing to say, or everything already played while the brain finished
+            async with contextlib.aclosing(self.room.voice.speak(part)) as utterances:
+                async for utt in utterances:
+                    if line.id in self._cut:
+                        return
+                    if trail.first_pcm is None:
+                        trail.first_pcm = time.monotonic()
+                        trail.stage_busy_at_first_pcm = self.room.stage.busy()
+                        self._watch_first_sample(trail, utt)
+                    trail.last = utt
+                    self.room.push(utt)
 
     def _watch_first_sample(self, trail: Trail, utt: Utterance) -> None:
         audible = np.flatnonzero(np.abs(utt.pcm) > ONSET_LEVEL)
@@ -200,7 +213,7 @@ class Show:
                     self.room.stage.remaining_seconds() <= PICK_AHEAD_S:
                 return
             if line.source == LineSource.SCRIPT and self.director.urgent_waiting():
-                self.room.stage.interrupt_line(line.id)
+                self.room.interrupt_line(line.id)
                 if trail.on_stage is None:  # cut before a word of it was heard
                     self._live.pop(line.id, None)
                     self.director.line_done(line)
@@ -253,6 +266,14 @@ class Show:
                               "asked": event.text, "text": "", "verdicts": [[verdict]], "blocked": True})
 
     # -- operator ---------------------------------------------------------------------------------
+    def skip(self) -> int:
+        """The operator cut the line being spoken: stop after this sentence and stop producing the rest."""
+        current = self.room.stage.current
+        if current is None:
+            return 0
+        self._cut.add(current.line.id)
+        return self.room.interrupt_line(current.line.id)
+
     def say(self, text: str) -> dict[str, Any]:
         line = self.director.say(text)
         return {"id": line.id, "text": line.text, "source": line.source.value}

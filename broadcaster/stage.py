@@ -49,16 +49,17 @@ class Stage:
         with self._lock:
             self._queue.append(utterance)
 
-    def interrupt_line(self, line_id: int | None = None) -> int:
-        """Drops the not-yet-started sentences of a line (the current one if None): cut at a sentence boundary."""
+    def interrupt_line(self, line_id: int | None = None) -> list[Utterance]:
+        """Drops the not-yet-started sentences of a line (the current one if None): cut at a sentence boundary.
+        Returns what was dropped."""
         with self._lock:
             if line_id is None:
                 if self._current is None:
-                    return 0
+                    return []
                 line_id = self._current.line.id
-            before = len(self._queue)
+            dropped = [u for u in self._queue if u.line.id == line_id]
             self._queue = deque(u for u in self._queue if u.line.id != line_id)
-            return before - len(self._queue)
+            return dropped
 
     def clear(self) -> int:
         with self._lock:
