@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import faulthandler
+import os
 import sys
 from pathlib import Path
 
@@ -93,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Models load from local paths only: a hub download at run time would be a silent network dependency.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

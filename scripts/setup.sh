@@ -10,6 +10,12 @@ if [ "${1:-}" = "--test" ]; then
   # torch first, pinned: the CPU build; anything that pulls torch later then finds it satisfied.
   $PIP install -q torch==2.13.0
   $PIP install -q -e '.[test,ml]'
+  # Coqui TTS beside the CPU torch: PyPI's torchaudio/torchcodec wheels link CUDA libraries. Installed
+  # without their native libraries, torchaudio runs in pure-Python mode, which is all VITS/XTTS inference
+  # uses; torchcodec is only checked for at import (audio is decoded with PyAV).
+  $PIP install -q coqui-tts==0.28.0 six
+  $PIP install -q --no-deps torchaudio==2.11.1 torchcodec==0.17.0
+  rm -f "$(.venv/bin/python -c 'import os, torchaudio; print(os.path.dirname(torchaudio.__file__))')"/lib/*.so
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     need=()
     # nginx-rtmp: a real ingest; fonts: CJK subtitles (and a Latin-only font for the no-CJK warning);
