@@ -81,7 +81,7 @@ class Room:
         from broadcaster.voice import build_voice
 
         voice = build_voice(self.cfg.voice, sample_rate=self.cfg.audio.sample_rate, fps=self.cfg.video.fps,
-                            room=self.id)
+                            room=self.id, lead_frames=self.cfg.avatar.lead_frames)
         await voice.start()
         return voice
 

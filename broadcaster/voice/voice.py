@@ -58,12 +58,14 @@ class Voice:
         fallback: TTSBackend | None = None,
         split: Callable[[str], list[str]] = _split,
         owns_store: bool = False,
+        lead_frames: float = 0.5,
     ) -> None:
         self.cfg = cfg
         self.backend = backend
         self.fallback = fallback
         self.sample_rate = sample_rate
         self.fps = fps
+        self.lead_frames = lead_frames  # how early the mouth may move (renderer.lipsync); part of the cache key
         self.room = room
         self.store = store
         self._owns_store = owns_store  # a store passed in by the caller may be shared: not ours to close
@@ -182,7 +184,8 @@ class Voice:
     # --- one sentence --------------------------------------------------------------------------
 
     def cache_key(self, spoken: str) -> str:
-        return utterance_key(self.backend.voice_id, spoken, self.backend.version, self.sample_rate, self.fps)
+        version = f"{self.backend.version}|lead{self.lead_frames:g}"
+        return utterance_key(self.backend.voice_id, spoken, version, self.sample_rate, self.fps)
 
     async def _speak_one(self, subtitle: str, spoken: str) -> _Spoken | None:
         key = self.cache_key(spoken) if self.cache is not None else ""
@@ -277,7 +280,7 @@ class Voice:
     def _finish(self, pcm: np.ndarray, subtitle: str) -> _Spoken:
         pcm = normalize_loudness(pcm, self.sample_rate, self.cfg.loudness_dbfs)
         pcm = apply_fades(pcm, self.sample_rate, self.cfg.fade_ms)
-        return _Spoken(pcm, mouth_track(pcm, self.sample_rate, self.fps), subtitle)
+        return _Spoken(pcm, mouth_track(pcm, self.sample_rate, self.fps, self.lead_frames), subtitle)
 
 
 def make_backend(cfg: VoiceConfig, *, room: str = "", store: Store | None = None) -> TTSBackend:
@@ -305,7 +308,8 @@ def make_backend(cfg: VoiceConfig, *, room: str = "", store: Store | None = None
     raise ValueError(f"unknown voice backend {cfg.backend!r}")
 
 
-def build_voice(cfg: VoiceConfig, *, sample_rate: int, fps: int, room: str, store: Store | None = None) -> Voice:
+def build_voice(cfg: VoiceConfig, *, sample_rate: int, fps: int, room: str, store: Store | None = None,
+                lead_frames: float = 0.5) -> Voice:
     """The room's Voice: backend from config, espeak fallback voice, utterance cache on `store` (or one built
     from cfg.cache: memory LRU, in front of Redis when cache.redis_url is set)."""
     owns = False
@@ -320,7 +324,8 @@ def build_voice(cfg: VoiceConfig, *, sample_rate: int, fps: int, room: str, stor
 
         fallback = EspeakBackend(cfg.fallback_voice, cfg.rate_wpm)
     return Voice(cfg, backend, sample_rate=sample_rate, fps=fps, room=room,
-                 store=store if cfg.cache.enabled else None, fallback=fallback, owns_store=owns)
+                 store=store if cfg.cache.enabled else None, fallback=fallback, owns_store=owns,
+                 lead_frames=lead_frames)
 
 
 __all__ = ["Voice", "VoiceError", "build_voice", "make_backend"]
