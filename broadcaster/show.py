@@ -99,6 +99,7 @@ class Show:
         self.trails: list[Trail] = []  # the last few finished lines, for tests and the console
         self._started: set[int] = set()  # id() of utterances whose first frame was ticked
         self._cut: set[int] = set()  # line ids the operator skipped: stop producing them
+        self.voice_input = None  # microphone / stream → Event(kind=voice), when voice.asr is enabled
 
     async def start(self) -> None:
         from danmaku.sources import open_source
@@ -110,6 +111,12 @@ class Show:
             self.sources.append(source)
             self._tasks.append(asyncio.create_task(self._pump(source), name=f"source-{self.room.id}-{source.name}"))
         self._tasks.append(asyncio.create_task(self._speaker(), name=f"show-{self.room.id}"))
+        asr = self.room.cfg.voice.asr
+        if asr.enabled:
+            from broadcaster.voice.asr import VoiceInput
+
+            self.voice_input = VoiceInput(asr, room=self.room.id)
+            self._tasks.append(asyncio.create_task(self.voice_input.run(self.offer), name=f"asr-{self.room.id}"))
         self._tasks.append(asyncio.create_task(self._warm(), name=f"warm-{self.room.id}"))
 
     async def _warm(self) -> None:
@@ -129,6 +136,8 @@ class Show:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await asyncio.gather(*(s.stop() for s in self.sources), return_exceptions=True)
+        if self.voice_input is not None:
+            await self.voice_input.close()
 
     async def close(self) -> None:
         """After the media clock stopped: audits what was said, closes the brain and the audit log."""
