@@ -116,7 +116,7 @@ class Show:
             from broadcaster.voice.asr import VoiceInput
 
             self.voice_input = VoiceInput(asr, room=self.room.id)
-            self._tasks.append(asyncio.create_task(self.voice_input.run(self.offer), name=f"asr-{self.room.id}"))
+            self._tasks.append(asyncio.create_task(self.voice_input.run(self._offer_async), name=f"asr-{self.room.id}"))
         self._tasks.append(asyncio.create_task(self._warm(), name=f"warm-{self.room.id}"))
 
     async def _warm(self) -> None:
@@ -156,6 +156,9 @@ class Show:
 
     def offer(self, event: Event) -> None:
         self.director.offer(event)
+
+    async def _offer_async(self, event: Event) -> None:
+        self.offer(event)
 
     # -- lines out --------------------------------------------------------------------------------
     async def _speaker(self) -> None:
