@@ -303,3 +303,35 @@ async def test_talk_track_room_llm_answer_super_chat_first_and_talk_resumes(fake
     assert [t.line.text for t in order if t is not sc_trail] == [q for q in PLAIN_QS if q in answers]
     assert sc_trail.sentences[0].text.startswith("感谢大白的醒目留言")
     assert order[0] is sc_trail, f"answered in this order: {[t.line.text for t in order]}"
+
+
+async def test_super_chat_beats_questions_that_came_first_during_a_talk_sentence(tmp_path):
+    """The same rule on a smaller rig (events offered straight to the show; no platform, no sinks): questions
+    and then a super chat arrive while a talk-track sentence plays; the super chat is the next line heard."""
+    from broadcaster.config import RoomConfig
+    from broadcaster.demo import DEMO_DIR
+    from danmaku.event import Event, EventKind, User
+    from tests.support.media import CardAvatar
+
+    talk = tmp_path / "talk.yaml"
+    talk.write_text(TALK, encoding="utf-8")
+    cfg = RoomConfig.model_validate({
+        "id": "sc", "video": {"width": 320, "height": 180, "fps": 25}, "outputs": [],
+        "brain": {"kb": {"dir": str(DEMO_DIR / "kb"), "check_interval_s": 0}, "talk": {"file": str(talk)}},
+    })
+    room = Room(cfg, base_dir=tmp_path, avatar=CardAvatar(320, 180))
+    try:
+        await room.start()
+        show = room.show
+        assert show is not None
+        await until(lambda: room.stage.current is not None, 30, "the talk track speaking")
+        talk_id = room.stage.current.line.id
+        for i, q in enumerate(PLAIN_QS):
+            show.offer(Event("test", "sc", EventKind.COMMENT, User(str(i), f"u{i}"), q))
+            await asyncio.sleep(0.1)
+        show.offer(Event("test", "sc", EventKind.SUPER_CHAT, User("99", "大白"), SC_Q, value_cny=30))
+        assert room.stage.current is not None and room.stage.current.line.id == talk_id
+        first = await wait_trail(room, lambda t: t.line.event is not None, 40, "the first answer played")
+    finally:
+        await room.stop()
+    assert first.line.text == SC_Q, f"{first.line.text!r} went before the super chat"
