@@ -201,7 +201,7 @@ async def test_session_decodes_every_command_and_heartbeats(fake: BiliWebFake) -
     assert len(hb) >= 4
     assert hb[0] - fake.conns[-1].authed_at < 0.15
     gaps = [b - a for a, b in itertools.pairwise(hb)]
-    assert min(gaps) > 0.12 and max(gaps) < 0.6
+    assert min(gaps) > 0.12 and max(gaps) < 1.5  # never early; late only if the machine stalls
     assert src.popularity == 2466
     await col.close()
 

@@ -104,7 +104,7 @@ async def test_session_decodes_acks_and_heartbeats(fake: DouyinWebFake) -> None:
     hb = conn.heartbeats
     assert len(hb) >= 3
     gaps = [b - a for a, b in itertools.pairwise(hb)]
-    assert min(gaps) > 0.12 and max(gaps) < 0.6
+    assert min(gaps) > 0.12 and max(gaps) < 1.5  # never early; late only if the machine stalls
     await col.close()
 
 

@@ -233,11 +233,13 @@ async def test_replay_timing_and_speed(tmp_path: Path) -> None:
     assert arrivals[1] >= 0.35 and arrivals[2] >= 0.75  # original timing kept
     assert src.health().decode_errors == {"shape": 1}
 
-    fast = open_source(ReplaySource.model_validate({"type": "replay", "path": str(path), "speed": 4}), "rp")
+    slow = tmp_path / "slow.jsonl"
+    _write(slow, [{**r, "t": r["t"] * 10} for r in rows])  # an 8 s recording
+    fast = open_source(ReplaySource.model_validate({"type": "replay", "path": str(slow), "speed": 20}), "rp")
     t0 = time.monotonic()
     got = [ev async for ev in fast.events()]
     assert len(got) == 3 and got[2].room == "rp"
-    assert 0.15 <= time.monotonic() - t0 < 0.75  # four times faster than the 0.8 s original
+    assert 0.35 <= time.monotonic() - t0 < 4.0  # twenty times faster: 0.4 s, far below the 8 s original
 
     looped = open_source(ReplaySource.model_validate({"type": "replay", "path": str(path), "speed": 0,
                                                       "loop": True}), "rp")
