@@ -21,6 +21,11 @@ def _http_url(v: str) -> str:
     return v.rstrip("/")
 
 
+def _blank_is_none(v: object) -> object:
+    # `${VAR:-}` in YAML gives "" for an unset optional secret: treat it as not configured.
+    return None if isinstance(v, str) and not v.strip() else v
+
+
 class _SourceBase(Model):
     """What every source shares: its name in metrics/logs, reconnect policy and silence detection."""
 
@@ -75,6 +80,8 @@ class BilibiliWebSource(_SourceBase, _TlsMixin):
     http_timeout_s: float = Field(10.0, gt=0)
     wbi_key_ttl_s: float = Field(11 * 3600 + 59 * 60 + 30, gt=0)
     silent_after_s: float | None = Field(180.0, gt=0)
+
+    _blank = field_validator("sessdata", "uid", "buvid", mode="before")(_blank_is_none)
 
     @field_validator("api_base", "nav_base", "home_url")
     @classmethod
@@ -153,6 +160,8 @@ class DouyinWebSource(_SourceBase, _TlsMixin):
     combo_timeout_s: float = Field(10.0, gt=0)  # a combo whose end frame never came is counted after this
     silent_after_s: float | None = Field(180.0, gt=0)
 
+    _blank = field_validator("ttwid", mode="before")(_blank_is_none)
+
     @field_validator("live_base")
     @classmethod
     def _urls(cls, v: str) -> str:
@@ -192,6 +201,8 @@ class DouyinPushSource(_SourceBase):
     dedup_size: int = Field(20000, ge=10)
     max_body_bytes: int = Field(1024 * 1024, ge=1024)
     accept_test_gifts: bool = False  # console self-test gifts carry value 0 unless enabled
+
+    _blank = field_validator("app_secret", "launch_token", "room_id", mode="before")(_blank_is_none)
 
     @field_validator("token_url", "webcast_base")
     @classmethod
