@@ -134,6 +134,7 @@ class Source(ABC):
         self._backoff = Backoff(cfg.reconnect_delay_s, cfg.reconnect_max_delay_s)
         self._stopping = False
         self._runner: asyncio.Task[None] | None = None
+        self._stop_task: asyncio.Future[None] | None = None
         self._connected = False
         self._silent = False
         self._last_warning = ""
@@ -165,9 +166,8 @@ class Source(ABC):
                     return
                 yield event
         finally:
-            if not self._stopping:
-                # The consumer walked away: stop the connector with it.
-                await self.stop()
+            # The stream ended, or the consumer walked away: stop the connector with it (idempotent).
+            await self.stop()
 
     def health(self) -> SourceHealth:
         age = None if self._last_msg_mono is None else time.monotonic() - self._last_msg_mono
@@ -189,10 +189,15 @@ class Source(ABC):
         self._listeners.append(callback)
 
     async def stop(self) -> None:
-        """Stops reading and lets the platform know we are leaving (e.g. the open platform's `end` call)."""
-        if self._stopping:
-            return
-        self._stopping = True
+        """Stops reading and lets the platform know we are leaving (e.g. the open platform's `end` call).
+
+        Idempotent: every caller waits for the same clean-up, which a cancelled caller does not abort."""
+        if self._stop_task is None:
+            self._stopping = True
+            self._stop_task = asyncio.ensure_future(self._do_stop())
+        await asyncio.shield(self._stop_task)
+
+    async def _do_stop(self) -> None:
         if self._runner is not None and not self._runner.done():
             self._runner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

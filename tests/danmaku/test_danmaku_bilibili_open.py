@@ -125,3 +125,14 @@ async def test_wrong_secret_is_reported(fake: BiliOpenFake) -> None:
     await until(lambda: src.health().reconnects >= 1)
     assert "4002" in src.health().last_warning and fake.bad_signatures >= 1
     await col.close()
+
+
+async def test_cancelled_consumer_still_ends_the_game_once(fake: BiliOpenFake) -> None:
+    # What the room does on shutdown: cancel the task iterating events(), then stop() every source.
+    src = open_source(cfg_for(fake), "op3")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    col.task.cancel()
+    await asyncio.gather(col.task, return_exceptions=True)
+    await asyncio.gather(src.stop(), src.stop())
+    assert [c for c in fake.calls if c[0] == "end"] == [("end", {"app_id": BiliOpenFake.APP_ID, "game_id": "game-1"})]
