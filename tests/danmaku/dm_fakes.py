@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import gzip
 import hashlib
 import hmac
@@ -23,6 +24,7 @@ from aiohttp import WSMsgType, web
 
 from danmaku import pb
 from danmaku.bilibili import wbi
+from danmaku.event import Event
 
 HDR = struct.Struct(">IHHII")
 IMG_KEY = "7cd084941338484aae1ad9425b84077c"
@@ -483,3 +485,42 @@ def douyin_push_signature(headers: dict[str, str], body: str, secret: str) -> st
     keys = sorted(k for k in headers if k not in ("x-signature", "content-type"))
     raw = "&".join(f"{k}={headers[k]}" for k in keys) + body + secret
     return base64.b64encode(hashlib.md5(raw.encode()).digest()).decode()
+
+
+# ------------------------------------------------------------------ driving a Source in tests
+
+
+class Collector:
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.events: list[Event] = []
+        self.task = asyncio.create_task(self._run())
+        self._new = asyncio.Event()
+
+    async def _run(self) -> None:
+        async for ev in self.source.events():
+            self.events.append(ev)
+            self._new.set()
+
+    async def wait_for(self, n: int, timeout: float = 5.0) -> list[Event]:
+        deadline = time.monotonic() + timeout
+        while len(self.events) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"only {len(self.events)} of {n} events arrived: {self.events}")
+            self._new.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._new.wait(), left)
+        return self.events
+
+    async def close(self) -> None:
+        await self.source.stop()
+        await asyncio.wait_for(self.task, 5)
+
+
+async def until(pred: Any, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.02)

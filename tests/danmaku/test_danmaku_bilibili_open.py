@@ -9,8 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from dm_fakes import BiliOpenFake
-from test_danmaku_bilibili_web import Collector, until
+from dm_fakes import BiliOpenFake, Collector, until
 
 from danmaku.bilibili.open import sign_headers
 from danmaku.config import BilibiliOpenSource

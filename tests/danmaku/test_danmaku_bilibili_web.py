@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import itertools
 import json
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from dm_fakes import HDR, BiliWebFake, brotli_frame, cmd_packet, make_tls, packet
+from dm_fakes import HDR, BiliWebFake, Collector, brotli_frame, cmd_packet, make_tls, packet, until
 
 from danmaku import pb
 from danmaku.bilibili import wbi
 from danmaku.config import BilibiliWebSource
-from danmaku.event import Event, EventKind
+from danmaku.event import EventKind
 from danmaku.sources import open_source
 
 
@@ -40,42 +38,6 @@ def cfg_for(fake: BiliWebFake, **kw: Any) -> BilibiliWebSource:
     }
     base.update(kw)
     return BilibiliWebSource.model_validate(base)
-
-
-class Collector:
-    def __init__(self, source: Any) -> None:
-        self.source = source
-        self.events: list[Event] = []
-        self.task = asyncio.create_task(self._run())
-        self._new = asyncio.Event()
-
-    async def _run(self) -> None:
-        async for ev in self.source.events():
-            self.events.append(ev)
-            self._new.set()
-
-    async def wait_for(self, n: int, timeout: float = 5.0) -> list[Event]:
-        deadline = time.monotonic() + timeout
-        while len(self.events) < n:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"only {len(self.events)} of {n} events arrived: {self.events}")
-            self._new.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._new.wait(), left)
-        return self.events
-
-    async def close(self) -> None:
-        await self.source.stop()
-        await asyncio.wait_for(self.task, 5)
-
-
-async def until(pred: Any, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.02)
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from dm_fakes import DouyinWebFake, dy_common, dy_user, push_frame
-from test_danmaku_bilibili_web import Collector, until
+from dm_fakes import Collector, DouyinWebFake, dy_common, dy_user, push_frame, until
 
 from danmaku import pb
 from danmaku.config import DouyinWebSource

@@ -11,8 +11,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from dm_fakes import DouyinOpenFake, douyin_push_signature
-from test_danmaku_bilibili_web import Collector, until
+from dm_fakes import Collector, DouyinOpenFake, douyin_push_signature, until
 
 from danmaku.config import DouyinPushSource, RedisStreamSource, ReplaySource, WebhookSource
 from danmaku.douyin.push import push_signature
