@@ -73,6 +73,7 @@ class Chat:
         self.fake = fake
         self._seq = 0
         self._uid = 5000
+        self.last_uid = 0
 
     def next_uid(self) -> int:
         self._uid += 1
@@ -84,10 +85,14 @@ class Chat:
         await self.fake.push([cmd_packet(c) for c in commands], per_frame=per_frame)
         return sent
 
-    async def say(self, text: str, *, uid: int | None = None, name: str | None = None) -> float:
+    def comment(self, text: str, *, uid: int | None = None, name: str | None = None) -> dict[str, Any]:
+        """A DANMU_MSG from a new viewer (or `uid`); its uid is kept in `last_uid`."""
         self._seq += 1
-        uid = uid if uid is not None else self.next_uid()
-        return await self.send(danmu(uid, name or f"观众{uid}", text, self._seq))
+        self.last_uid = uid if uid is not None else self.next_uid()
+        return danmu(self.last_uid, name or f"观众{self.last_uid}", text, self._seq)
+
+    async def say(self, text: str, *, uid: int | None = None, name: str | None = None) -> float:
+        return await self.send(self.comment(text, uid=uid, name=name))
 
 
 # -- the model side: an OpenAI-compatible server streaming at a fixed token rate ------------------
@@ -145,6 +150,7 @@ def room_config(
     talk_gap_s: float = 1.5,
     triage: dict[str, Any] | None = None,
     cache: dict[str, Any] | None = None,
+    voice: dict[str, Any] | None = None,
     room_id: str = "e2e",
 ) -> RoomConfig:
     """A demo-product room on a small canvas: Bilibili web chat from the fake, the demo KB, espeak."""
@@ -165,7 +171,7 @@ def room_config(
         "video": {"width": W, "height": H, "fps": FPS, "bitrate_kbps": 600, "preset": "ultrafast"},
         "audio": {"sample_rate": RATE},
         "outputs": outputs,
-        "voice": {"backend": "espeak", "voice": "cmn"},
+        "voice": {"backend": "espeak", "voice": "cmn", **(voice or {})},
         "sources": [{
             "type": "bilibili_web", "room_id": 5, "api_base": fake.base, "nav_base": fake.base,
             "home_url": fake.base + "/", "scheme": "ws", "heartbeat_s": 5.0, "reconnect_delay_s": 0.1,
@@ -206,6 +212,11 @@ async def wait_trail(room: Room, pred: Callable[[Any], bool], timeout: float, wh
 
 def asked(text: str) -> Callable[[Any], bool]:
     return lambda t: t.line.event is not None and t.line.text == text
+
+
+def asked_by(uid: int) -> Callable[[Any], bool]:
+    """The line answering viewer `uid` (Chat gives every comment a new viewer)."""
+    return lambda t: t.line.event is not None and t.line.event.user is not None and t.line.event.user.id == str(uid)
 
 
 def trail_source(trail: Any) -> str:

@@ -150,8 +150,7 @@ async def test_idle_room_answers_by_source_and_triages_chat(fake, ffmpeg_ingest,
         await asyncio.sleep(2.0)
 
         # Five viewers type the same question within half a second.
-        sent["burst"] = await chat.send(*[
-            _danmu(chat, BURST_Q if i % 2 else f"{BURST_Q}？") for i in range(5)])
+        sent["burst"] = await chat.send(*[chat.comment(BURST_Q if i % 2 else f"{BURST_Q}？") for i in range(5)])
         await wait_trail(room, lambda t: t.line.event is not None and BURST_Q in t.line.text, 20, "burst answered")
         await asyncio.sleep(2.5)  # any second answer to the burst would have started by now
 
@@ -207,14 +206,6 @@ async def test_idle_room_answers_by_source_and_triages_chat(fake, ffmpeg_ingest,
     spoken = [r for r in records if not r.get("blocked")]
     assert len(spoken) == len(show.trails) == 4
     assert all(r["latency_s"].get("handed_ingest_s") is not None for r in spoken)
-
-
-def _danmu(chat: Chat, text: str) -> dict:
-    from tests.e2e.e2e_support import danmu
-
-    chat._seq += 1
-    uid = chat.next_uid()
-    return danmu(uid, f"观众{uid}", text, chat._seq)
 
 
 async def test_talk_track_room_llm_answer_super_chat_first_and_talk_resumes(fake, ffmpeg_ingest, tmp_path):
