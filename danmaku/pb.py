@@ -48,7 +48,11 @@ def decode(buf: bytes) -> Fields:
         if num == 0:
             raise DecodeError("protobuf", "field number 0")
         if wt == 0:
-            val, pos = _varint(buf, pos, end)
+            if pos < end and buf[pos] < 0x80:
+                val = buf[pos]
+                pos += 1
+            else:
+                val, pos = _varint(buf, pos, end)
         elif wt == 2:
             if pos < end and buf[pos] < 0x80:
                 ln = buf[pos]
@@ -72,11 +76,10 @@ def decode(buf: bytes) -> Fields:
         else:
             # Groups (3/4) are long deprecated and 6/7 do not exist: treat as garbage.
             raise DecodeError("protobuf", f"wire type {wt}")
-        lst = fields.get(num)
-        if lst is None:
-            fields[num] = [val]
+        if num in fields:
+            fields[num].append(val)
         else:
-            lst.append(val)
+            fields[num] = [val]
     return fields
 
 

@@ -174,38 +174,40 @@ class WebNormalizer:
     # ------------------------------------------------------------ comments
 
     def _danmu(self, obj: dict[str, Any], mono: float, wall: float) -> Event:
+        # The hottest path (most of a busy room's traffic): plain indexing and positional constructors.
         info = obj["info"]
         meta = info[0]
         uinfo = info[2]
         medal = info[3]
         uid = uinfo[0]
         face = ""
-        if len(meta) > 15 and type(meta[15]) is dict:
-            user_block = meta[15].get("user")
-            if type(user_block) is dict:
-                base = user_block.get("base")
-                if type(base) is dict:
-                    face = _str(base.get("face"))
+        if len(meta) > 15:
+            block = meta[15]
+            if type(block) is dict:
+                user_block = block.get("user")
+                if type(user_block) is dict:
+                    base = user_block.get("base")
+                    if type(base) is dict:
+                        face = base.get("face") or ""
         level = info[4][0] if len(info) > 4 and info[4] else 0
         guard = info[7] if len(info) > 7 else 0
-        user = User(
-            id=str(uid),
-            name=_str(uinfo[1]),
-            level=_int(level),
-            medal_name=_str(medal[1]) if medal else "",
-            medal_level=_int(medal[0]) if medal else 0,
-            guard_level=_int(guard),
-            face=face,
-        )
+        name = uinfo[1]
         text = info[1]
-        if type(text) is not str:
-            raise DecodeError("shape", "DANMU_MSG text is not a string")
+        if type(text) is not str or type(name) is not str or type(face) is not str:
+            raise DecodeError("shape", "DANMU_MSG text/name/face is not a string")
+        if medal:
+            m_level, m_name = medal[0], medal[1]
+            user = User(str(uid), name, level if type(level) is int else _int(level), m_name if type(m_name) is str
+                        else _str(m_name), m_level if type(m_level) is int else _int(m_level),
+                        guard if type(guard) is int else _int(guard), face)
+        else:
+            user = User(str(uid), name, level if type(level) is int else _int(level), "", 0,
+                        guard if type(guard) is int else _int(guard), face)
         extra: dict[str, Any] = {"dm_type": meta[12] if len(meta) > 12 else 0}
         if obj["cmd"].startswith("DANMU_MSG_MIRROR"):
             extra["mirror"] = True
         return Event(
-            PLATFORM, self.room, EventKind.COMMENT, user, text, 0.0,
-            f"dm:{uid}:{meta[4]}:{meta[5]}", extra, mono, wall,
+            PLATFORM, self.room, EventKind.COMMENT, user, text, 0.0, f"dm:{uid}:{meta[4]}:{meta[5]}", extra, mono, wall
         )
 
     # ------------------------------------------------------------ gifts
@@ -354,7 +356,7 @@ class WebNormalizer:
         if kind is None:
             kind = EventKind.SYSTEM
             extra["type"] = "share" if msg_type == 3 else "interact"
-        user = User(id=str(uid), name=name, face=face, medal_name=medal_name, medal_level=medal_level)
+        user = User(str(uid), name, 0, medal_name, medal_level, 0, face)
         return Event(PLATFORM, self.room, kind, user, "", 0.0, f"iw:{uid}:{msg_type}:{ts}", extra, mono, wall)
 
     def _interact(self, obj: dict[str, Any], mono: float, wall: float) -> Event:
