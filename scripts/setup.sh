@@ -15,7 +15,10 @@ if [ "${1:-}" = "--test" ]; then
   # uses; torchcodec is only checked for at import (audio is decoded with PyAV).
   $PIP install -q coqui-tts==0.28.0 six
   $PIP install -q --no-deps torchaudio==2.11.1 torchcodec==0.17.0
-  rm -f "$(.venv/bin/python -c 'import os, torchaudio; print(os.path.dirname(torchaudio.__file__))')"/lib/*.so
+  # find_spec locates the package without importing it (the import is what fails while the .so files exist).
+  ta_dir=$(.venv/bin/python -c 'import importlib.util as u, os; print(os.path.dirname(u.find_spec("torchaudio").origin))')
+  rm -f "$ta_dir"/lib/*.so
+  .venv/bin/python -c 'import torchaudio' || { echo "torchaudio still does not import" >&2; exit 1; }
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     need=()
     # nginx-rtmp: a real ingest; fonts: CJK subtitles (and a Latin-only font for the no-CJK warning);
