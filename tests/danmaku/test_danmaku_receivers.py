@@ -272,9 +272,9 @@ async def test_replay_missing_file_retries_without_raising(tmp_path: Path) -> No
 
 
 async def test_shipped_demo_chat_replays_cleanly() -> None:
-    import danmaku
+    from broadcaster.demo import DEMO_DIR
 
-    path = Path(danmaku.__file__).parent / "demo_chat.jsonl"
+    path = DEMO_DIR / "chat.jsonl"
     src = open_source(ReplaySource.model_validate({"type": "replay", "path": str(path), "speed": 0}), "demo")
     got = [ev async for ev in src.events()]
     assert len(got) == len(path.read_text(encoding="utf-8").splitlines())
