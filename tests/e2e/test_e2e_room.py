@@ -285,15 +285,22 @@ async def test_talk_track_room_llm_answer_super_chat_first_and_talk_resumes(fake
     last = max([sc_trail, *answers.values()], key=lambda t: t.on_stage)
     resumed_lines = [t for t in lines(LineSource.SCRIPT) if t.on_stage > last.on_stage]
     assert resumed_lines
-    check_onset(got, starts, resumed_lines[0], resumed_lines[0].on_stage - 0.05, "talk resumed")
-    assert resumed_lines[0].on_stage - last.on_stage > 1.0
+    check_heard(got, starts, resumed_lines[0], "talk resumed")
+    problems = []
+    resumed_at = stage_onset(got, starts, resumed_lines[0])
+    before = got.speech_between(resumed_at - 2.0, resumed_at - 0.05)  # talk.gap_s is 2.5 s of quiet
+    if before:
+        problems.append("the talk track resumed with less than 2 s of quiet after the last answer "
+                        "(talk.gap_s is 2.5 s)")
 
     # The plain questions are answered in arrival order; the super chat before all of them, right at the
     # end of the talk sentence it arrived in.
     order = sorted([sc_trail, *answers.values()], key=lambda t: t.on_stage)
     assert [t.line.text for t in order if t is not sc_trail] == [q for q in PLAIN_QS if q in answers]
     assert sc_trail.sentences[0].text.startswith("感谢大白的醒目留言")
-    assert order[0] is sc_trail, f"answered in this order: {[t.line.text for t in order]}"
+    if order[0] is not sc_trail:
+        problems.append(f"the super chat was not answered first: {[t.line.text for t in order]}")
+    assert not problems, "; ".join(problems)
 
 
 async def test_super_chat_beats_questions_that_came_first_during_a_talk_sentence(tmp_path):
