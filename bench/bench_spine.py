@@ -99,11 +99,12 @@ def run_encode_only(seconds: float, paced: bool, video: VideoConfig, audio: Audi
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--preset", default="veryfast")
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=720)
     ap.add_argument("--hour", action="store_true", help="also render one hour unpaced (small canvas) for A/V offset")
     args = ap.parse_args()
-    video = VideoConfig(width=args.width, height=args.height, fps=25)
+    video = VideoConfig(width=args.width, height=args.height, fps=25, preset=args.preset)
     audio = AudioConfig()
     tmp = Path(tempfile.mkdtemp())
     print(f"# {args.width}x{args.height}@25, x264 {video.preset} threads={video.threads}, {os.cpu_count()} CPUs")
