@@ -170,10 +170,14 @@ async def test_idle_room_answers_by_source_and_triages_chat(fake, ffmpeg_ingest,
     show = room.show
     assert show is not None
 
+    # The recording holds the same speech at the same clock times as the ingest.
+    rec = Received.read(probe(str(tmp_path / "rec.flv"), decode_video=False), room, sink_index=1)
     for q, want in ((CACHE_Q, "cache"), (KB_Q, "kb")):
         trail = trail_of(room, asked(q))
         assert trail is not None and trail_source(trail) == want
-        check_onset(got, starts, trail, sent[q], f"{want} {q}")
+        onset = check_onset(got, starts, trail, sent[q], f"{want} {q}")
+        in_rec = rec.onset_after(sent[q])
+        assert in_rec is not None and abs(in_rec[0] - onset) < 1024 / RATE
 
     # Banned: nothing voiced for it (silence in the stream until the burst), and audited as blocked.
     assert got.speech_between(sent["banned"], sent["burst"] - 0.05) == []
