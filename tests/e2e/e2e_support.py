@@ -232,10 +232,6 @@ def handed_latency(trail: Any) -> float | None:
     return min(trail.handed.values()) - trail.received
 
 
-def boundary_wait(trail: Any) -> float:
-    return float(trail.latencies().get("boundary_wait_s") or 0.0)
-
-
 # -- reading the stream back -----------------------------------------------------------------------
 
 
