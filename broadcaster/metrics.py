@@ -44,8 +44,13 @@ EVENTS = Counter("va_events", "Chat events received", ["room", "platform", "kind
 DROPS = Counter("va_drops", "Lines or events dropped, by reason", ["room", "reason"], registry=REGISTRY)
 QUEUE_DEPTH = Gauge("va_line_queue_depth", "Lines waiting in the director's queue", ["room"], registry=REGISTRY)
 ANSWER_LATENCY = Histogram(
-    "va_answer_latency_seconds", "Comment received to first audible sample handed to the sinks",
+    "va_answer_latency_seconds",
+    "Comment received to first audible sample handed to the sinks, less the wait for a sentence boundary",
     ["room", "source"], buckets=_LATENCY, registry=REGISTRY,
+)
+ANSWER_BOUNDARY_WAIT = Histogram(
+    "va_answer_boundary_wait_seconds", "Time an answer waited for the sentence being spoken to end",
+    ["room"], buckets=_LATENCY, registry=REGISTRY,
 )
 CACHE_HITS = Counter("va_cache_hits", "Cache hits", ["room", "cache"], registry=REGISTRY)
 CACHE_MISSES = Counter("va_cache_misses", "Cache misses", ["room", "cache"], registry=REGISTRY)

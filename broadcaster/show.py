@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import logging
 import time
+from collections import OrderedDict, deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +60,7 @@ class Trail:
     first_sample_frame: int | None = None
     handed: dict[str, float] = dataclasses.field(default_factory=dict)  # sink name → first audible packet
     sentences: list = dataclasses.field(default_factory=list)
-    stage_busy_at_first_pcm: bool = False  # another line was playing: the wait for its sentence boundary
+    boundary_wait: float = 0.0  # the stage was speaking when the comment came: time to that sentence's end
     produced: bool = False  # the brain and voice are done with it
     last: Utterance | None = None
 
@@ -74,8 +75,7 @@ class Trail:
             "first_text_s": rel(self.first_text),
             "first_pcm_s": rel(self.first_pcm),
             "on_stage_s": rel(self.on_stage),
-            "boundary_wait_s": round(self.on_stage - self.first_pcm, 4)
-            if self.stage_busy_at_first_pcm and self.on_stage is not None and self.first_pcm is not None else 0.0,
+            "boundary_wait_s": round(self.boundary_wait, 4),
         }
         for sink, t in self.handed.items():
             out[f"handed_{sink}_s"] = rel(t)
@@ -100,6 +100,8 @@ class Show:
         self._started: set[int] = set()  # id() of utterances whose first frame was ticked
         self._cut: set[int] = set()  # line ids the operator skipped: stop producing them
         self.voice_input = None  # microphone / stream → Event(kind=voice), when voice.asr is enabled
+        self._busy_at_arrival: OrderedDict[int, None] = OrderedDict()  # id(event) of events that came mid-sentence
+        self._ends: deque[float] = deque(maxlen=256)  # when recent utterances ended (sentence boundaries)
 
     async def start(self) -> None:
         from danmaku.sources import open_source
@@ -155,6 +157,10 @@ class Show:
             self.offer(event)
 
     def offer(self, event: Event) -> None:
+        if self.room.stage.speaking:  # its answer will wait for the end of the sentence being spoken
+            self._busy_at_arrival[id(event)] = None
+            while len(self._busy_at_arrival) > 1000:
+                self._busy_at_arrival.popitem(last=False)
         self.director.offer(event)
 
     async def _offer_async(self, event: Event) -> None:
@@ -205,7 +211,6 @@ class Show:
                         return
                     if trail.first_pcm is None:
                         trail.first_pcm = time.monotonic()
-                        trail.stage_busy_at_first_pcm = self.room.stage.busy()
                         self._watch_first_sample(trail, utt)
                     trail.last = utt
                     self.room.push(utt)
@@ -217,19 +222,21 @@ class Show:
 
     async def _until_next_may_start(self, trail: Trail) -> None:
         """Returns when the next line should be chosen: as late as possible, so a super chat that arrives
-        meanwhile still goes first, yet early enough (PICK_AHEAD_S before this line ends) to follow it back
+        meanwhile still goes first, yet early enough (PICK_AHEAD_S before the stage runs dry) to follow back
         to back. A talk-track line gives way at the next sentence boundary when something better waits."""
         line = trail.line
+        cut = False
         while line.id in self._live:
-            if (trail.last is None or id(trail.last) in self._started) and \
-                    self.room.stage.remaining_seconds() <= PICK_AHEAD_S:
+            placed = trail.last is None or id(trail.last) in self._started or cut
+            if placed and self.room.stage.remaining_seconds() <= PICK_AHEAD_S:
                 return
-            if line.source == LineSource.SCRIPT and self.director.urgent_waiting():
+            if not cut and line.source == LineSource.SCRIPT and self.director.urgent_waiting():
                 self.room.interrupt_line(line.id)
+                cut = True
                 if trail.on_stage is None:  # cut before a word of it was heard
                     self._live.pop(line.id, None)
                     self.director.line_done(line)
-                return
+                    return
             await asyncio.sleep(0.02)
 
     def _on_stage(self, event: StageEvent) -> None:
@@ -241,6 +248,7 @@ class Show:
                 trail.on_stage = time.monotonic()
             return
         self._started.discard(id(utt))
+        self._ends.append(time.monotonic())
         if trail is None:
             return
         if trail.produced and not any(u.line.id == trail.line.id for u in self.room.stage.queued()):
@@ -261,12 +269,25 @@ class Show:
             self.trails = [*self.trails[-49:], trail]
             self._write_audit(trail)
 
+    def _boundary_wait(self, trail: Trail) -> float:
+        event = trail.line.event
+        if event is None or trail.received is None or trail.on_stage is None:
+            return 0.0
+        if id(event) not in self._busy_at_arrival:
+            return 0.0
+        del self._busy_at_arrival[id(event)]
+        ends = [t for t in self._ends if trail.received <= t <= trail.on_stage]
+        return ends[0] - trail.received if ends else 0.0
+
     def _write_audit(self, trail: Trail) -> None:
+        trail.boundary_wait = self._boundary_wait(trail)
         # An answer's source is where its content came from, not the "thanks for the super chat" preface.
         source = next((x.source for x in trail.sentences if x.source != "script"),
                       trail.sentences[0].source if trail.sentences else "none")
         if trail.received is not None and trail.handed:
-            metrics.ANSWER_LATENCY.labels(self.room.id, source).observe(min(trail.handed.values()) - trail.received)
+            total = min(trail.handed.values()) - trail.received
+            metrics.ANSWER_LATENCY.labels(self.room.id, source).observe(total - trail.boundary_wait)
+            metrics.ANSWER_BOUNDARY_WAIT.labels(self.room.id).observe(trail.boundary_wait)
         latencies = trail.latencies()
         log.info("room %s spoke line %d (%s): %s", self.room.id, trail.line.id, source, latencies)
         if self.audit is not None:

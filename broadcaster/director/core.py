@@ -42,7 +42,8 @@ log = logging.getLogger(__name__)
 
 _QUESTION = re.compile(
     r"[?？]|吗|呢|么|多少|几[个天号点时]|怎么|怎样|如何|什么|哪|为什么|为啥|能不能|可不可以|可以吗|有没有|是不是|"
-    r"要不要|会不会|好不好|请问|咋|啥|\b(?:how|what|when|where|why|which|can|does|is there)\b",
+    r"要不要|会不会|好不好|请问|咋|啥|多[大久重长高远宽厚]|(.)不\1|"
+    r"\b(?:how|what|when|where|why|which|can|does|is there)\b",
     re.IGNORECASE,
 )
 _NOISE = re.compile(r"^(?:\d+|(.)\1*|(.)(.)(?:\2\3)+)$")  # 666, 哈哈哈哈, 2333, 哈哈哈 …
@@ -131,6 +132,7 @@ class Director:
             self.talk = TalkTrack.load(path, cfg.talk.variables)
         self._script_out: dict[int, float] = {}  # script line id → estimated end
         self._busy_until = -float("inf")  # estimated end of everything handed out
+        self._last_handed = 0
 
     # -- bookkeeping ------------------------------------------------------------------------------------
 
@@ -480,9 +482,10 @@ class Director:
         return bool(self._operator) or any(it.deadline >= now for it in self._queue) or self._batch_ready(self._gifts, now)
 
     def line_done(self, line: Line) -> None:
-        """Optional hint from the stage: the line finished (or was cut); the stage is idle now."""
+        """Optional hint from the stage: the line finished (or was cut). The stage is idle now only when it
+        was the last line handed out: the next one may already be playing back to back."""
         self._script_out.pop(line.id, None)
-        if not self._script_out:
+        if line.id == self._last_handed and not self._script_out:
             self._busy_until = min(self._busy_until, self.clock())
 
     def _est_s(self, text: str) -> float:
@@ -494,6 +497,7 @@ class Director:
         if line.source == LineSource.ANSWER:
             est = max(est, 5.0)
         self._busy_until = max(self._busy_until, now) + est
+        self._last_handed = line.id
         return line
 
     def pick(self) -> Line | None:

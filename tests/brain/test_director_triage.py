@@ -184,9 +184,14 @@ def test_talk_track_fills_silence_one_line_ahead_at_most(talk_file: Path) -> Non
     # A viewer's question is not held back by the script.
     d.offer(_ev(c, EventKind.COMMENT, "能保温多久", "v"))
     assert d.urgent_waiting()
-    assert d.pick().source == LineSource.ANSWER
-    # The stage says the answer is over; after the gap the track continues where it was.
+    answer = d.pick()
+    assert answer.source == LineSource.ANSWER
+    # The stage says the first line ended: the answer (handed out after it) is still playing.
     d.line_done(first)
+    c.t += 3.0
+    assert d.pick() is None
+    # The stage says the answer is over; after the gap the track continues where it was.
+    d.line_done(answer)
     c.t += 0.5
     assert d.pick() is None  # still inside the gap
     c.t += 0.6
