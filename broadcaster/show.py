@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import yaml
 
 from broadcaster import metrics
 from broadcaster.brain import AuditLog, Brain
-from broadcaster.brain.kb import load_corpus
+from broadcaster.brain.kb import faq_pairs, load_corpus
 from broadcaster.config import RoomConfig
 from broadcaster.director import Director
 from broadcaster.director.talk import TalkTrack
@@ -32,18 +33,20 @@ PICK_AHEAD_S = 0.4  # about what the voice needs for a sentence that is not in t
 ONSET_LEVEL = 0.01  # |sample| above -40 dBFS counts as audible: where the latency trail ends
 
 
-def talk_lines(talk: TalkTrack) -> list[str]:
-    return [talk.fill(text) for segment in talk.segments for text in segment.lines]
-
-
 def speakable_texts(room_cfg: RoomConfig) -> list[str]:
     """What a room says without a live question — FAQ answers and its talk track — for `cache warm`."""
     brain = room_cfg.brain
     texts: list[str] = []
     if brain.kb.dir is not None:
         texts += [answer for _, answer, _ in load_corpus(brain.kb.dir, brain.kb.chunk_chars).faq]
+    for path in brain.cache.faq_files:
+        try:
+            texts += [answer for _, answer in faq_pairs(yaml.safe_load(path.read_text(encoding="utf-8"))) or []]
+        except (OSError, yaml.YAMLError) as exc:
+            log.warning("cannot read FAQ %s: %s", path, exc)
     if brain.talk.file is not None:
-        texts += talk_lines(TalkTrack.load(brain.talk.file, brain.talk.variables))
+        talk = TalkTrack.load(brain.talk.file, brain.talk.variables)
+        texts += [talk.fill(text) for segment in talk.segments for text in segment.lines]
     return list(dict.fromkeys(texts))
 
 
@@ -123,10 +126,8 @@ class Show:
 
     async def _warm(self) -> None:
         """Pre-voices the FAQ answers and the talk track, so those lines start from the utterance cache."""
-        texts = self.brain.faq_answers()
-        if self.director.talk is not None:
-            texts += talk_lines(self.director.talk)
         try:
+            texts = await asyncio.to_thread(speakable_texts, self.room.cfg)
             made = await self.room.voice.warm(texts)
             log.info("room %s: utterance cache warm (%d sentences voiced)", self.room.id, made)
         except Exception:

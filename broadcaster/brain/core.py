@@ -29,7 +29,7 @@ import yaml
 from broadcaster import metrics
 from broadcaster.brain.config import BrainConfig
 from broadcaster.brain.guard import GroundingGuard
-from broadcaster.brain.kb import Hit, KnowledgeBase, _faq_pairs, extract_answer
+from broadcaster.brain.kb import Hit, KnowledgeBase, extract_answer, faq_pairs
 from broadcaster.brain.llm import Backend, CircuitBreaker, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, moderator_from_config
 from broadcaster.brain.sentences import SentenceSplitter, split_sentences
@@ -189,13 +189,9 @@ class Brain:
             except (OSError, yaml.YAMLError) as exc:
                 log.warning("answer cache: cannot read FAQ %s: %s", path, exc)
                 continue
-            for i, (q, a) in enumerate(_faq_pairs(data) or []):
+            for i, (q, a) in enumerate(faq_pairs(data) or []):
                 pairs.append((q, a, f"{path.name}#{i}"))
         return pairs
-
-    def faq_answers(self) -> list[str]:
-        """Every FAQ answer text (for pre-voicing them into the utterance cache)."""
-        return list(dict.fromkeys(answer for _, answer, _ in self._faq()))
 
     async def close(self) -> None:
         if self._watch_task is not None:

@@ -165,7 +165,7 @@ def _flatten(node: Any, prefix: str = "") -> list[str]:
     return [f"{prefix}：{node}" if prefix else str(node)]
 
 
-def _faq_pairs(data: Any) -> list[tuple[str, str]] | None:
+def faq_pairs(data: Any) -> list[tuple[str, str]] | None:
     items = data.get("faq") if isinstance(data, dict) else data
     if not isinstance(items, list) or not items:
         return None
@@ -199,7 +199,7 @@ def load_corpus(root: Path, chunk_chars: int = 300) -> Corpus:
             except yaml.YAMLError as exc:
                 log.warning("kb: %s is not valid YAML (%s); skipped", path, exc)
                 continue
-            pairs = _faq_pairs(data)
+            pairs = faq_pairs(data)
             if pairs is not None:
                 seen: dict[str, str] = {}
                 for q, a in pairs:
