@@ -266,6 +266,7 @@ class Show:
         if self._live.pop(trail.line.id, None) is None:
             return
         self.director.line_done(trail.line)
+        trail.last = None  # finished trails are kept for a while; their audio is not
         if trail.sentences:
             self.trails = [*self.trails[-49:], trail]
             self._write_audit(trail)
