@@ -13,7 +13,7 @@ import cv2
 from broadcaster import metrics
 from broadcaster.clock import MediaClock
 from broadcaster.config import RoomConfig
-from broadcaster.lines import Line, LineSource, Utterance
+from broadcaster.lines import Utterance
 from broadcaster.output.encoder import Encoder
 from broadcaster.output.sinks import Sink, build_sinks
 from broadcaster.stage import Stage, StageEvent
@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 
 
 class Room:
-    """Owns one room's media path. Content (lines) arrives through say()/speak(); the room only plays it."""
+    """Owns one room's media path; its Show (sources → director → brain → voice) pushes what is said."""
 
     def __init__(self, cfg: RoomConfig, *, base_dir: Path | None = None, paced: bool = True,
                  avatar: Avatar | None = None, with_voice: bool = True):
@@ -39,7 +39,6 @@ class Room:
         self.clock: MediaClock | None = None
         self.voice = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._tasks: list[asyncio.Task] = []
         self._line_done: dict[int, asyncio.Future] = {}
         self._stage_listeners: list[Callable[[StageEvent], None]] = []
         self._utt_watch: dict[int, tuple[int, Callable[[str, float], None]]] = {}
@@ -87,10 +86,6 @@ class Room:
 
     async def stop(self, grace_s: float = 5.0) -> None:
         """Finishes the sentence being spoken (≤ grace_s), ends every stream cleanly and closes files."""
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks.clear()
         if self.show is not None:
             await self.show.stop()
         if self.clock is not None:
@@ -110,12 +105,6 @@ class Room:
         log.info("room %s off air", self.id)
 
     # -- content --------------------------------------------------------------------------------
-    async def speak(self, line: Line) -> None:
-        """Synthesizes a line sentence by sentence onto the stage; returns when it has been queued."""
-        assert self.voice is not None
-        async for utterance in self.voice.speak(line):
-            self.push(utterance)
-
     def push(self, utterance: Utterance) -> None:
         if utterance.last and self._loop is not None:
             self._line_done.setdefault(utterance.line.id, self._loop.create_future())
@@ -183,11 +172,9 @@ class Room:
 
     # -- operator -------------------------------------------------------------------------------
     def say(self, text: str) -> dict:
-        if self.show is not None:
-            return self.show.say(text)
-        line = Line(text, LineSource.OPERATOR, priority=100)
-        self._tasks.append(asyncio.create_task(self.speak(line), name=f"say-{self.id}-{line.id}"))
-        return {"id": line.id, "text": text, "source": line.source.value}
+        if self.show is None:
+            raise RuntimeError(f"room {self.id} has no voice: it cannot say anything")
+        return self.show.say(text)
 
     def interrupt_line(self, line_id: int | None = None) -> int:
         """Cuts a line (the one being spoken if None) at the next sentence boundary; returns sentences cut."""

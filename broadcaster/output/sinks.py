@@ -90,6 +90,7 @@ class Sink:
             self._queue.extend(packets)
             if self._queued_seconds() > self._max_queue_s:
                 self._drop_queue("queue_full")
+            self._m_queue.set(self._queued_seconds())
             self._cond.notify()
 
     def _queued_seconds(self) -> float:
@@ -186,7 +187,6 @@ class Sink:
             self.packets_written += 1
             self.bytes += len(pkt.data)
             self._m_bytes.inc(len(pkt.data))
-            self._m_queue.set(self._queued_seconds())
 
 
     def _set_connected(self, value: bool) -> None:
