@@ -11,8 +11,8 @@ import yaml
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from broadcaster.brain.config import BrainConfig
-from broadcaster.configbase import Model, Secret, SecretURL
 from broadcaster.voice.config import VoiceConfig
+from common.config import Model, Secret, SecretURL
 from danmaku.config import SourceConfig
 from renderer.config import AvatarConfig
 

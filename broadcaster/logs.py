@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, SecretStr
 
-from broadcaster.configbase import REDACTED, redact_url
+from common.config import REDACTED, redact_url
 
 # Media URLs carry the stream key in the path: keep scheme, host and app only.
 _MEDIA_URL = re.compile(r"\b(?:rtmps?|rtmpt|rtsp|srt|rist)://[^\s\"'<>]+", re.I)

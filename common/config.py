@@ -1,4 +1,4 @@
-"""Shared pieces for config models: strict base model, secrets and redaction of URLs."""
+"""Config building blocks every package may use: the strict base model, secrets, URL redaction."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable
@@ -15,6 +14,7 @@ from typing import Any, ClassVar
 import aiohttp
 
 from broadcaster import metrics
+from common.retry import Backoff
 from danmaku.event import Event
 
 log = logging.getLogger("danmaku")
@@ -94,23 +94,6 @@ class DecodeErrors:
             self._since_log[kind] = self._since_log.get(kind, 0) + 1
 
 
-class Backoff:
-    """Exponential backoff with jitter: base × 2^n capped, each wait drawn in [0.5, 1.0] × that."""
-
-    def __init__(self, base: float, cap: float, rng: random.Random | None = None):
-        self.base, self.cap = base, cap
-        self.failures = 0
-        self._rng = rng or random.Random()
-
-    def next_delay(self) -> float:
-        raw = min(self.cap, self.base * (2 ** min(self.failures, 30)))
-        self.failures += 1
-        return raw * (0.5 + 0.5 * self._rng.random())
-
-    def reset(self) -> None:
-        self.failures = 0
-
-
 class Source(ABC):
     """Base of every connector.
 
@@ -131,7 +114,7 @@ class Source(ABC):
         self.errors = DecodeErrors(room_id, self.name)
         # None is the end-of-stream mark put by the runner when it finishes.
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue(maxsize=cfg.queue_max + 1)
-        self._backoff = Backoff(cfg.reconnect_delay_s, cfg.reconnect_max_delay_s)
+        self._backoff = Backoff(cfg.reconnect_delay_s, cfg.reconnect_max_delay_s, wait_jitter=0.5)
         self._stopping = False
         self._runner: asyncio.Task[None] | None = None
         self._stop_task: asyncio.Future[None] | None = None
@@ -320,7 +303,7 @@ class Source(ABC):
             self._notify()
             await asyncio.sleep(delay)
             try:
-                await self._before_reconnect(self._backoff.failures)
+                await self._before_reconnect(self._backoff.attempts)
             except Exception as exc:
                 self._warn(f"preparing a reconnect failed: {exc}")
 

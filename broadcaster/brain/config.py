@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from broadcaster.configbase import Model, Secret, SecretURL
+from common.config import Model, Secret, SecretURL
 
 
 class PrioritiesConfig(Model):

@@ -30,13 +30,14 @@ from broadcaster import metrics
 from broadcaster.brain.config import BrainConfig
 from broadcaster.brain.guard import GroundingGuard
 from broadcaster.brain.kb import Hit, KnowledgeBase, extract_answer, faq_pairs
-from broadcaster.brain.llm import Backend, CircuitBreaker, LLMError, build_backend, guarded_stream
+from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, moderator_from_config
 from broadcaster.brain.sentences import SentenceSplitter, split_sentences
 from broadcaster.brain.textnorm import question_key
 from broadcaster.lines import Line, LineSource
 from cache.answer import AnswerCache
 from cache.store import Store, build_store
+from common.breaker import CircuitBreaker
 from danmaku.event import EventKind
 
 log = logging.getLogger(__name__)

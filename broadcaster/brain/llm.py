@@ -12,12 +12,13 @@ import asyncio
 import json
 import logging
 import threading
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import aiohttp
+
+from common.breaker import CircuitBreaker
 
 log = logging.getLogger(__name__)
 
@@ -277,46 +278,6 @@ class TransformersBackend:
 
 
 # -- limits -----------------------------------------------------------------------------------------------
-
-
-class CircuitBreaker:
-    """Closed → (failures in a row) → open for reset_s → half-open: one trial; success closes it."""
-
-    def __init__(self, failures: int = 3, reset_s: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
-        self.failures = failures
-        self.reset_s = reset_s
-        self.clock = clock
-        self._count = 0
-        self._opened_at: float | None = None
-        self._trial = False
-
-    @property
-    def state(self) -> str:
-        if self._opened_at is None:
-            return "closed"
-        if self.clock() - self._opened_at >= self.reset_s:
-            return "half_open"
-        return "open"
-
-    def allow(self) -> bool:
-        state = self.state
-        if state == "closed":
-            return True
-        if state == "half_open" and not self._trial:
-            self._trial = True
-            return True
-        return False
-
-    def success(self) -> None:
-        self._count = 0
-        self._opened_at = None
-        self._trial = False
-
-    def failure(self) -> None:
-        self._count += 1
-        if self._opened_at is not None or self._count >= self.failures:
-            self._opened_at = self.clock()  # a failed trial re-opens for another full period
-        self._trial = False
 
 
 async def guarded_stream(backend: Backend, messages: Sequence[Message], *, max_tokens: int, temperature: float,

@@ -15,28 +15,12 @@ import av
 
 from broadcaster import metrics
 from broadcaster.config import RecordOutput, RtmpOutput
-from broadcaster.configbase import redact_url
 from broadcaster.output import flv, rtmp
 from broadcaster.output.encoder import EncodedPacket, Encoder
+from common.config import redact_url
+from common.retry import Backoff
 
 log = logging.getLogger(__name__)
-
-
-class Backoff:
-    """OBS-like retry delays: first `base`, then ×(1.5 + U(0, 0.05)) drawn once per sink, capped."""
-
-    def __init__(self, base: float, cap: float, rng: random.Random | None = None):
-        self.base, self.cap = base, cap
-        self.factor = 1.5 + (rng or random.Random()).uniform(0, 0.05)
-        self.attempts = 0
-
-    def next_delay(self) -> float:
-        delay = min(self.cap, self.base * self.factor**self.attempts)
-        self.attempts += 1
-        return delay
-
-    def reset(self) -> None:
-        self.attempts = 0
 
 
 class _Disconnected(Exception):
@@ -202,7 +186,7 @@ class RtmpSink(Sink):
         super().__init__(room, cfg.name or f"rtmp{index}", encoder, cfg.queue_seconds)
         self._url = url
         self._cfg = cfg
-        self._backoff = Backoff(cfg.reconnect_delay_s, cfg.reconnect_max_delay_s, rng)
+        self._backoff = Backoff(cfg.reconnect_delay_s, cfg.reconnect_max_delay_s, factor=1.5, factor_jitter=0.05, rng=rng)
         target = rtmp.parse_url(url)
         self._host, self._port = target.host, target.port
         video, audio = encoder.video_cfg, encoder.audio_cfg

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from broadcaster.configbase import Model, Secret, SecretURL
+from common.config import Model, Secret, SecretURL
 
 # cpu, cuda, cuda:N or auto (GPU when present, else CPU with a log line and a metric).
 _DEVICE_PATTERN = r"^(cpu|auto|cuda(:\d+)?)$"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from llm_fakes import FakeOpenAI, build_tiny_lm
 
-from broadcaster.brain.llm import CircuitBreaker, LLMError, OpenAIBackend, TransformersBackend, guarded_stream
+from broadcaster.brain.llm import LLMError, OpenAIBackend, TransformersBackend, guarded_stream
+from common.breaker import CircuitBreaker
 
 MSGS = [{"role": "system", "content": "你是主播"}, {"role": "user", "content": "多少钱"}]
 

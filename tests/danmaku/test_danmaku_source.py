@@ -5,24 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 
 import pytest
 
 from danmaku.config import ReplaySource
 from danmaku.event import Event, EventKind, User
-from danmaku.source import Backoff, DecodeErrors, Source
-
-
-def test_backoff_grows_with_jitter_and_cap() -> None:
-    b = Backoff(1.0, 8.0, random.Random(3))
-    delays = [b.next_delay() for _ in range(8)]
-    caps = [1, 2, 4, 8, 8, 8, 8, 8]
-    for d, cap in zip(delays, caps, strict=True):
-        assert cap * 0.5 <= d <= cap
-    assert len({round(d, 6) for d in delays[3:]}) > 1  # jitter: not the same wait every time
-    b.reset()
-    assert b.next_delay() <= 1.0
+from danmaku.source import DecodeErrors, Source
 
 
 def test_decode_errors_counted_and_logged_once_per_burst(caplog: pytest.LogCaptureFixture) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-import random
 from fractions import Fraction
 
 import pytest
@@ -11,7 +9,7 @@ import pytest
 from broadcaster.config import AudioConfig, RtmpOutput, VideoConfig
 from broadcaster.output import amf0, flv, rtmp
 from broadcaster.output.encoder import EncodedPacket, Encoder
-from broadcaster.output.sinks import Backoff, RtmpSink
+from broadcaster.output.sinks import RtmpSink
 
 
 def packets(start: float, seconds: float, fps: int = 25) -> list[EncodedPacket]:
@@ -31,16 +29,6 @@ def test_a_sink_that_falls_behind_drops_to_the_next_keyframe():
     assert sink.dropped == 0
     sink.put(packets(0.6, 0.4))  # more than 0.7 s would wait: the queue is emptied and counted
     assert sink.dropped == 50 and sink._need_key and not sink._queue
-
-
-def test_backoff_is_obs_like():
-    b = Backoff(2.0, 15 * 60, random.Random(1))
-    delays = [b.next_delay() for _ in range(30)]
-    assert delays[0] == 2.0
-    assert all(1.5 - 1e-9 <= b2 / b1 <= 1.55 + 1e-9 for b1, b2 in itertools.pairwise(delays[:9]))
-    assert max(delays) == 900.0
-    b.reset()
-    assert b.next_delay() == 2.0
 
 
 @pytest.mark.parametrize("url,app,stream,tc", [

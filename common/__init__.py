@@ -1,0 +1,1 @@
+"""Small building blocks shared by broadcaster/, danmaku/, renderer/ and cache/; imports none of them."""
