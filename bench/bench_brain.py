@@ -31,10 +31,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from broadcaster.brain import Brain  # noqa: E402
-from broadcaster.brain.config import BrainConfig  # noqa: E402
+from broadcaster.brain.config import BrainConfig, ModerationConfig  # noqa: E402
 from broadcaster.brain.kb import BM25Index, Passage, tokenize  # noqa: E402
+from broadcaster.brain.moderation import moderator_from_config  # noqa: E402
 from broadcaster.brain.textnorm import normalize, question_key  # noqa: E402
 from broadcaster.director import Director, TriagedLine  # noqa: E402
+from broadcaster.director.config import DirectorConfig  # noqa: E402
 from broadcaster.lines import LineSource  # noqa: E402
 from danmaku.event import Event, EventKind, User  # noqa: E402
 
@@ -111,7 +113,7 @@ async def bench_cache(entries: int, iterations: int) -> None:
     kb = tempfile.mkdtemp(prefix="bench-kb-")
     shutil.copytree(ROOT / "configs" / "demo" / "kb", Path(kb) / "kb")
     cfg = BrainConfig.model_validate({"kb": {"dir": str(Path(kb) / "kb")}, "cache": {"max_entries": entries + 100}})
-    brain = Brain("bench", cfg, base_dir=Path(kb))
+    brain = Brain("bench", cfg, ModerationConfig())
     await brain.start()
     assert brain.cache is not None
     rng = random.Random(2)
@@ -186,7 +188,7 @@ def bench_triage(events: int) -> None:
         else:
             evs.append(Event("b", "bench", EventKind.COMMENT, user, f"随便聊聊第{i}条弹幕", received_mono=now[0]))
     clock = [0.0]
-    d = Director("bench", BrainConfig(), fps_clock=lambda: clock[0])
+    d = Director("bench", DirectorConfig(), moderator_from_config(ModerationConfig()), fps_clock=lambda: clock[0])
     t = time.perf_counter()
     for i, ev in enumerate(evs):
         clock[0] = ev.received_mono

@@ -10,7 +10,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from broadcaster.brain.config import BrainConfig
+from broadcaster.brain.config import AuditConfig, BrainConfig, ModerationConfig
+from broadcaster.director.config import DirectorConfig
 from broadcaster.voice.config import VoiceConfig
 from common.config import Model, Secret, SecretURL
 from danmaku.config import SourceConfig
@@ -103,7 +104,17 @@ class RoomConfig(Model):
     avatar: AvatarConfig = AvatarConfig()
     voice: VoiceConfig = VoiceConfig()
     sources: list[SourceConfig] = Field(default_factory=list)
+    director: DirectorConfig = DirectorConfig()
     brain: BrainConfig = BrainConfig()
+    moderation: ModerationConfig = ModerationConfig()
+    audit: AuditConfig = AuditConfig()
+    # The room's Redis (answer cache, utterance cache, speaker latents); daemon.redis_url when unset.
+    redis_url: SecretURL | None = None
+
+    @field_validator("redis_url", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, v: Any) -> Any:
+        return None if isinstance(v, str) and not v.strip() else v  # ${VA_REDIS_URL:-} with the variable unset
 
     @model_validator(mode="after")
     def _audio_frame_exact(self) -> RoomConfig:
@@ -128,6 +139,9 @@ class DaemonConfig(Model):
     state_dir: Path = Path("/var/lib/virtual-anchor")
     admin: AdminConfig = AdminConfig()
     shutdown_grace_s: float = Field(5.0, ge=0, le=60)
+    redis_url: SecretURL | None = None  # every room's Redis unless the room names its own
+
+    _blank_is_unset = field_validator("redis_url", mode="before")(RoomConfig._blank_is_unset.__func__)
 
 
 class Config(Model):
@@ -141,6 +155,10 @@ class Config(Model):
             if room.id in seen:
                 raise ValueError(f"room id {room.id!r} is used twice")
             seen.add(room.id)
+        if self.daemon.redis_url is not None:
+            rooms = [r if r.redis_url is not None else r.model_copy(update={"redis_url": self.daemon.redis_url})
+                     for r in self.rooms]
+            object.__setattr__(self, "rooms", rooms)
         return self
 
     def room(self, room_id: str) -> RoomConfig:
@@ -206,9 +224,39 @@ def _describe(err: dict[str, Any]) -> str:
     return msg
 
 
+# Keys that moved when the config sections were made to match the folders: old path → new path.
+_MOVED = {
+    "brain.triage": "director.triage",
+    "brain.talk": "director.talk",
+    "brain.operator": "director.operator",
+    "brain.moderation": "moderation",
+    "brain.audit": "audit",
+    "brain.cache.redis_url": "redis_url (or daemon.redis_url)",
+    "voice.cache.redis_url": "redis_url (or daemon.redis_url)",
+}
+
+
+def _old_keys(data: dict[str, Any], file: str | os.PathLike[str]) -> None:
+    """An old key is a hard error that names its new place, not a silently ignored setting."""
+    rooms = data.get("rooms")
+    for i, room in enumerate(rooms if isinstance(rooms, list) else []):
+        if not isinstance(room, dict):
+            continue
+        for old, new in _MOVED.items():
+            node: Any = room
+            for part in old.split("."):
+                node = node.get(part, _MISSING) if isinstance(node, dict) else _MISSING
+            if node is not _MISSING:
+                raise ConfigError(file, f"rooms[{i}].{old}", f"this key moved: write it as rooms[{i}].{new}")
+
+
+_MISSING = object()
+
+
 def parse_config(data: Any, file: str | os.PathLike[str] = "<config>") -> Config:
     if not isinstance(data, dict):
         raise ConfigError(file, "", "expected a mapping with 'rooms' (and optionally 'daemon')")
+    _old_keys(data, file)
     data = _substitute(data, str(file), "")
     path = Path(file)
     context = {"base_dir": path.resolve().parent} if path.is_file() else None

@@ -23,11 +23,9 @@ def demo_config(out_dir: Path, rtmp_url: str | None = None, width: int = 1280, h
                 "video": {"width": width, "height": height, "fps": 25},
                 "outputs": outputs,
                 "sources": [{"type": "replay", "path": str(DEMO_DIR / "chat.jsonl"), "loop": True}],
-                "brain": {
-                    "kb": {"dir": str(DEMO_DIR / "kb")},
-                    "talk": {"file": str(DEMO_DIR / "talk.yaml")},
-                    "audit": {"path": str(out_dir / "audit-{room}.jsonl")},
-                },
+                "director": {"talk": {"file": str(DEMO_DIR / "talk.yaml")}},
+                "brain": {"kb": {"dir": str(DEMO_DIR / "kb")}},
+                "audit": {"path": str(out_dir / "audit-{room}.jsonl")},
             }
         ],
     }

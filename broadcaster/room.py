@@ -77,10 +77,9 @@ class Room:
                  cfg.video.fps, len(self.sinks))
 
     async def _build_voice(self):
-        from broadcaster.voice import build_voice
+        from broadcaster.voice import voice_for_room
 
-        voice = build_voice(self.cfg.voice, sample_rate=self.cfg.audio.sample_rate, fps=self.cfg.video.fps,
-                            room=self.id, lead_frames=self.cfg.avatar.lead_frames)
+        voice = voice_for_room(self.cfg)
         await voice.start()
         return voice
 

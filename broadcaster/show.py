@@ -17,6 +17,7 @@ import yaml
 from broadcaster import metrics
 from broadcaster.brain import AuditLog, Brain
 from broadcaster.brain.kb import faq_pairs, load_corpus
+from broadcaster.brain.moderation import moderator_from_config
 from broadcaster.config import RoomConfig
 from broadcaster.director import Director
 from broadcaster.director.talk import TalkTrack
@@ -35,7 +36,7 @@ ONSET_LEVEL = 0.01  # |sample| above -40 dBFS counts as audible: where the laten
 
 def speakable_texts(room_cfg: RoomConfig) -> list[str]:
     """What a room says without a live question — FAQ answers and its talk track — for `cache warm`."""
-    brain = room_cfg.brain
+    brain, talk_cfg = room_cfg.brain, room_cfg.director.talk
     texts: list[str] = []
     if brain.kb.dir is not None:
         texts += [answer for _, answer, _ in load_corpus(brain.kb.dir, brain.kb.chunk_chars).faq]
@@ -44,8 +45,8 @@ def speakable_texts(room_cfg: RoomConfig) -> list[str]:
             texts += [answer for _, answer in faq_pairs(yaml.safe_load(path.read_text(encoding="utf-8"))) or []]
         except (OSError, yaml.YAMLError) as exc:
             log.warning("cannot read FAQ %s: %s", path, exc)
-    if brain.talk.file is not None:
-        talk = TalkTrack.load(brain.talk.file, brain.talk.variables)
+    if talk_cfg.file is not None:
+        talk = TalkTrack.load(talk_cfg.file, talk_cfg.variables)
         texts += [talk.fill(text) for segment in talk.segments for text in segment.lines]
     return list(dict.fromkeys(texts))
 
@@ -91,9 +92,11 @@ class Show:
     def __init__(self, room: Room, *, base_dir: Path):
         self.room = room
         cfg = room.cfg
-        self.director = Director(room.id, cfg.brain, base_dir=base_dir)
-        self.brain = Brain(room.id, cfg.brain, base_dir=base_dir)
-        self.audit = AuditLog.from_config(cfg.brain.audit, base_dir, room.id)
+        moderator = moderator_from_config(cfg.moderation)
+        self.director = Director(room.id, cfg.director, moderator)
+        self.brain = Brain(room.id, cfg.brain, cfg.moderation, moderator=moderator,
+                           redis_url=cfg.redis_url.get_secret_value() if cfg.redis_url is not None else None)
+        self.audit = AuditLog.from_config(cfg.audit, room.id)
         self.director.on_blocked = self._audit_blocked
         self.sources: list = []
         self._source_cfgs = cfg.sources

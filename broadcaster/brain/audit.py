@@ -55,13 +55,11 @@ class AuditLog:
         self._size = 0
 
     @classmethod
-    def from_config(cls, cfg: Any, base_dir: Path, room: str) -> AuditLog | None:
+    def from_config(cls, cfg: Any, room: str) -> AuditLog | None:
         """The room's audit log from an AuditConfig (None when no path is set); `{room}` in the path is filled."""
         if cfg.path is None:
             return None
         path = Path(str(cfg.path).replace("{room}", room))
-        if not path.is_absolute():
-            path = base_dir / path
         return cls(path, cfg.rotate_bytes, cfg.keep)
 
     def close(self) -> None:

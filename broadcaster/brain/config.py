@@ -1,64 +1,13 @@
-"""Config of a room's brain (answer sources) and director (triage, talk track)."""
+"""Config of a room's brain (persona, answer cache, KB, LLM, guard), moderation and audit sections."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from common.config import Model, Secret, SecretURL
-
-
-class PrioritiesConfig(Model):
-    """Rank of each kind of line; higher is answered first. Operator lines always go first."""
-
-    super_chat: int = 100
-    guard: int = 80
-    gift: int = 60
-    question: int = 40
-    comment: int = 20
-    follow: int = 10
-    # Extra priority per CNY of a super chat, so a ¥100 SC beats a ¥30 one.
-    per_cny: float = Field(0.2, ge=0)
-
-
-class DeadlinesConfig(Model):
-    """Seconds after the event arrives by which its line must have started; older lines are dropped."""
-
-    super_chat: float = Field(180.0, gt=0)
-    guard: float = Field(60.0, gt=0)
-    gift: float = Field(45.0, gt=0)
-    question: float = Field(25.0, gt=0)
-    comment: float = Field(12.0, gt=0)
-    follow: float = Field(20.0, gt=0)
-    operator: float = Field(60.0, gt=0)
-    script: float = Field(30.0, gt=0)
-
-
-class TriageConfig(Model):
-    queue_max: int = Field(32, ge=1, le=10000)
-    priorities: PrioritiesConfig = PrioritiesConfig()
-    deadlines: DeadlinesConfig = DeadlinesConfig()
-    # Near-duplicates (normalized similarity ≥ this, 0–1) within the window merge into one line with a count.
-    merge_similarity: float = Field(0.8, ge=0.5, le=1.0)
-    merge_window_s: float = Field(30.0, ge=0)
-    # Per-user token bucket: at most `user_burst` lines, refilled at `user_rate_per_min`.
-    user_rate_per_min: float = Field(4.0, gt=0)
-    user_burst: int = Field(2, ge=1)
-    max_tracked_users: int = Field(20000, ge=100)
-    min_chars: int = Field(2, ge=1)
-    max_chars: int = Field(120, ge=8)
-    answer_chit_chat: bool = True
-    thank_follows: bool = False
-    # Gifts are thanked in batches: one line per window, naming up to `gift_batch_names` people.
-    gift_batch_s: float = Field(8.0, ge=0)
-    gift_batch_names: int = Field(3, ge=1, le=20)
-    gift_min_cny: float = Field(0.0, ge=0)
-    thanks_gifts: str = "谢谢{names}送的{gifts}！"
-    thanks_guard: str = "感谢{name}开通{guard}，欢迎上船！"
-    thanks_follow: str = "欢迎{names}的关注！"
-    recent_chat: int = Field(100, ge=0, le=10000)  # kept for the operator console
+from common.config import Model, Secret
 
 
 class ModerationConfig(Model):
@@ -67,14 +16,21 @@ class ModerationConfig(Model):
     use_global: bool = True  # also the built-in global list
     allow: list[str] = Field(default_factory=list)  # phrases that contain a listed word but are fine
     pinyin: bool = True  # catch pinyin spellings and same-sound (homophone) substitutes
-    action: Literal["drop", "replace", "hold"] = "replace"
+    # What happens to an answer sentence that fails moderation: dropped, or replaced by replace_line.
+    # A comment that fails moderation is never answered, whatever this says.
+    action: Literal["drop", "replace"] = "replace"
     replace_line: str = "这个话题我们换一个吧，大家可以问问产品相关的问题哦。"
-    hold_max: int = Field(50, ge=1)
+
+    @field_validator("action", mode="before")
+    @classmethod
+    def _no_hold(cls, v: object) -> object:
+        if v == "hold":
+            raise ValueError("'hold' was removed (nobody could release held comments): use drop or replace")
+        return v
 
 
 class AnswerCacheConfig(Model):
     enabled: bool = True
-    redis_url: SecretURL | None = None  # shared by all daemons of a fleet; memory when unset or down
     ttl_s: float = Field(6 * 3600.0, gt=0)
     similarity: float = Field(0.86, ge=0.5, le=1.0)  # character n-gram similarity for a hit
     max_entries: int = Field(5000, ge=10)
@@ -129,35 +85,24 @@ class PersonaConfig(Model):
     style: str = "口语化，简短，每次回答不超过三句话"
 
 
-class TalkConfig(Model):
-    file: Path | None = None  # YAML talk track
-    variables: dict[str, str] = Field(default_factory=dict)  # override the file's variables
-    max_ahead: int = Field(1, ge=1, le=5)  # script lines handed out and not yet spoken
-    gap_s: float = Field(1.5, ge=0)  # silence after the last line before a script line starts
-    chars_per_s: float = Field(4.5, gt=0)  # speaking rate used to estimate when a line is over
-
-
 class AuditConfig(Model):
     path: Path | None = None
     rotate_bytes: int = Field(20 * 1024 * 1024, ge=1024)
     keep: int = Field(5, ge=1, le=100)
 
 
-class OperatorConfig(Model):
-    priority: int = 1000
-    queue_max: int = Field(20, ge=1)
+class GuardConfig(Model):
+    """Checks on every answer sentence before it is voiced."""
+
+    grounding: bool = True  # numbers must appear in the retrieved passages, persona facts or the question's KB
 
 
 class BrainConfig(Model):
-    triage: TriageConfig = TriageConfig()
-    moderation: ModerationConfig = ModerationConfig()
+    persona: PersonaConfig = PersonaConfig()
     cache: AnswerCacheConfig = AnswerCacheConfig()
     kb: KBConfig = KBConfig()
     llm: LLMConfig = LLMConfig()
-    persona: PersonaConfig = PersonaConfig()
-    talk: TalkConfig = TalkConfig()
-    audit: AuditConfig = AuditConfig()
-    operator: OperatorConfig = OperatorConfig()
+    guard: GuardConfig = GuardConfig()
     fallback_lines: list[str] = Field(
         default_factory=lambda: ["这个问题我先记下来，稍后再给大家详细说明哦。", "好问题！我确认一下再告诉你。"],
         min_length=1,

@@ -20,14 +20,13 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
 
 from broadcaster import metrics
-from broadcaster.brain.config import BrainConfig
+from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.brain.guard import GroundingGuard
 from broadcaster.brain.kb import Hit, KnowledgeBase, extract_answer, faq_pairs
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
@@ -83,20 +82,21 @@ _LINE_SOURCE = {LineSource.SCRIPT: "script", LineSource.OPERATOR: "operator", Li
 
 
 class Brain:
-    def __init__(self, room: str, cfg: BrainConfig, *, base_dir: Path, store: Store | None = None,
+    def __init__(self, room: str, cfg: BrainConfig, moderation: ModerationConfig, *,
+                 moderator: Moderator | None = None, store: Store | None = None, redis_url: str | None = None,
                  backend: Backend | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.room = room
         self.cfg = cfg
-        self.base_dir = Path(base_dir)
+        self.moderation = moderation
         self.clock = clock
-        self.moderator: Moderator = moderator_from_config(cfg.moderation, self.base_dir)
+        self.moderator: Moderator = moderator or moderator_from_config(moderation)
         self._store = store
+        self._redis_url = redis_url
         self._backend_override = backend
         self.backend: Backend | None = None
         self.breaker = CircuitBreaker(cfg.llm.circuit_failures, cfg.llm.circuit_reset_s, clock=clock)
         self.embedder: Any = None
-        kb_dir = self._path(cfg.kb.dir)
-        self.kb = KnowledgeBase(kb_dir, chunk_chars=cfg.kb.chunk_chars, top_k=cfg.kb.top_k,
+        self.kb = KnowledgeBase(cfg.kb.dir, chunk_chars=cfg.kb.chunk_chars, top_k=cfg.kb.top_k,
                                 check_interval_s=cfg.kb.check_interval_s)
         self.cache: AnswerCache | None = None
         self._history: OrderedDict[str, deque[tuple[str, str]]] = OrderedDict()
@@ -108,18 +108,13 @@ class Brain:
         # line id → every sentence withheld while answering it (also the ones after the last spoken one).
         self._withheld: OrderedDict[int, list[dict[str, str]]] = OrderedDict()
 
-    def _path(self, p: Path | None) -> Path | None:
-        if p is None:
-            return None
-        return p if p.is_absolute() else self.base_dir / p
-
     # -- life cycle -----------------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Builds the KB index, loads models, warms the answer cache from the FAQ. Call once."""
         cfg = self.cfg
-        dense_path = self._path(cfg.kb.dense_model_path)
-        embed_path = self._path(cfg.cache.embed_model_path)
+        dense_path = cfg.kb.dense_model_path
+        embed_path = cfg.cache.embed_model_path
         if dense_path is not None or embed_path is not None:
             from broadcaster.brain.embed import Embedder
 
@@ -131,8 +126,7 @@ class Brain:
         if cfg.cache.enabled:
             store = self._store
             if store is None:
-                url = cfg.cache.redis_url.get_secret_value() if cfg.cache.redis_url is not None else None
-                store = build_store(url, prefix="va:", retry_s=cfg.cache.store_retry_s)
+                store = build_store(self._redis_url, prefix="va:", retry_s=cfg.cache.store_retry_s)
                 self._store = store
             embed = None
             if embed_path is not None and self.embedder is not None:
@@ -148,7 +142,7 @@ class Brain:
         self._kb_builds = self.kb.builds
         if self.kb.root is not None and cfg.kb.check_interval_s > 0:
             self._watch_task = asyncio.get_running_loop().create_task(self._watch_kb(), name=f"kb-watch-{self.room}")
-        self.backend = self._backend_override or build_backend(cfg.llm, self.base_dir)
+        self.backend = self._backend_override or build_backend(cfg.llm)
         load = getattr(self.backend, "load", None)
         if load is not None:
             await asyncio.to_thread(load)  # heavy models load once, at start, off the loop
@@ -182,9 +176,7 @@ class Brain:
 
     def _faq(self) -> list[tuple[str, str, str]]:
         pairs = list(self.kb.corpus.faq)
-        for f in self.cfg.cache.faq_files:
-            path = self._path(f)
-            assert path is not None
+        for path in self.cfg.cache.faq_files:
             try:
                 data = yaml.safe_load(path.read_text(encoding="utf-8"))
             except (OSError, yaml.YAMLError) as exc:
@@ -411,12 +403,12 @@ class Brain:
         self._drop(ans, text, f"moderation: {v.describe()}")
         if v.action == "replace" and not ans.replaced:
             ans.replaced = True
-            return self._emit(ans, self.cfg.moderation.replace_line, "fallback", ("moderation: replaced",))
+            return self._emit(ans, self.moderation.replace_line, "fallback", ("moderation: replaced",))
         return None
 
     def _grounded(self, ans: _Answer, text: str, guard: GroundingGuard) -> Sentence | None:
         g = guard.check(text)
-        if not g.ok:
+        if not g.ok and self.cfg.guard.grounding:
             self._drop(ans, text, f"grounding: {g.reason}")
             return None
         out = self._moderated(ans, text, "llm")

@@ -336,12 +336,11 @@ async def guarded_stream(backend: Backend, messages: Sequence[Message], *, max_t
             log.debug("closing llm stream failed", exc_info=True)
 
 
-def build_backend(cfg: Any, base_dir: Path) -> Backend | None:
+def build_backend(cfg: Any) -> Backend | None:
     """The configured backend (cfg is LLMConfig), or None for `none`."""
     if cfg.backend == "openai":
         key = cfg.api_key.get_secret_value() if cfg.api_key is not None else None
         return OpenAIBackend(cfg.base_url, cfg.model, key)
     if cfg.backend == "transformers":
-        path = cfg.model_path if cfg.model_path.is_absolute() else base_dir / cfg.model_path
-        return TransformersBackend(path, cfg.device)
+        return TransformersBackend(cfg.model_path, cfg.device)
     return None

@@ -213,11 +213,9 @@ def build_moderator(words: Iterable[str], *, use_global: bool, words_file: Path 
     return Moderator(all_words, allow=allow, pinyin=pinyin, action=action)
 
 
-def moderator_from_config(cfg: object, base_dir: Path) -> Moderator:
-    """A Moderator from a ModerationConfig; a relative words_file is resolved against base_dir."""
+def moderator_from_config(cfg: object) -> Moderator:
+    """A Moderator from a ModerationConfig (its words_file is already resolved against the config file)."""
     words_file = getattr(cfg, "words_file", None)
-    if words_file is not None and not words_file.is_absolute():
-        words_file = base_dir / words_file
     return build_moderator(
         getattr(cfg, "words", []),
         use_global=getattr(cfg, "use_global", True),

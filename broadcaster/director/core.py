@@ -25,15 +25,14 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from rapidfuzz import fuzz, process
 
 from broadcaster import metrics
-from broadcaster.brain.config import BrainConfig
-from broadcaster.brain.moderation import Moderator, Verdict, moderator_from_config
+from broadcaster.brain.moderation import Moderator
 from broadcaster.brain.textnorm import clean, normalize, question_key
+from broadcaster.director.config import DirectorConfig
 from broadcaster.director.talk import TalkTrack
 from broadcaster.lines import Line, LineSource
 from danmaku.event import Event, EventKind
@@ -94,20 +93,18 @@ class _Bucket:
 
 
 class Director:
-    def __init__(self, room: str, cfg: BrainConfig, *, fps_clock: Callable[[], float] = time.monotonic,
-                 base_dir: Path | None = None, wall_clock: Callable[[], dt.datetime] = dt.datetime.now,
-                 moderator: Moderator | None = None) -> None:
+    def __init__(self, room: str, cfg: DirectorConfig, moderator: Moderator, *,
+                 fps_clock: Callable[[], float] = time.monotonic,
+                 wall_clock: Callable[[], dt.datetime] = dt.datetime.now) -> None:
         self.room = room
         self.cfg = cfg
         self.tcfg = cfg.triage
         self.clock = fps_clock
         self.wall_clock = wall_clock
-        self.base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
-        self.moderator = moderator or moderator_from_config(cfg.moderation, self.base_dir)
+        self.moderator = moderator
         self._queue: list[_Item] = []
         self._by_key: dict[str, _Item] = {}
         self._operator: deque[Line] = deque()
-        self._held: OrderedDict[int, tuple[Event, Verdict]] = OrderedDict()
         self._gifts: _GiftBatch | None = None
         self._follows: _GiftBatch | None = None
         self._users: OrderedDict[str, _Bucket] = OrderedDict()
@@ -122,14 +119,12 @@ class Director:
         self._worst: _Item | None = None
         self._min_deadline = float("inf")
         self._names_ok: OrderedDict[str, str] = OrderedDict()  # raw name → name safe to read out
-        self._held_seq = 0
         self._wakeup: asyncio.Event | None = None
         # Called with (event, verdict) for every comment moderation blocked: the room writes it to the audit log.
         self.on_blocked: Callable[[Event, str], None] | None = None
         self.talk: TalkTrack | None = None
         if cfg.talk.file is not None:
-            path = cfg.talk.file if cfg.talk.file.is_absolute() else self.base_dir / cfg.talk.file
-            self.talk = TalkTrack.load(path, cfg.talk.variables)
+            self.talk = TalkTrack.load(cfg.talk.file, cfg.talk.variables)
         self._script_out: dict[int, float] = {}  # script line id → estimated end
         self._busy_until = -float("inf")  # estimated end of everything handed out
         self._last_handed = 0
@@ -210,9 +205,9 @@ class Director:
             log.exception("room %s: triage failed for an event", self.room)
             self._drop("error")
 
-    def _offer(self, event: Event, *, moderated: bool = False) -> None:
+    def _offer(self, event: Event) -> None:
         now = self.clock()
-        if self._seen_msg(event.msg_id) and not moderated:
+        if self._seen_msg(event.msg_id):
             self._drop("duplicate_id")
             return
         kind = event.kind
@@ -252,21 +247,18 @@ class Director:
                 self._drop("chit_chat")
                 return
             kind_name, priority, deadline_s = "comment", self.tcfg.priorities.comment, self.tcfg.deadlines.comment
-        if not moderated and self._no_room_for(priority, key, now):
+        if self._no_room_for(priority, key, now):
             # Under a flood the queue is full of better lines: drop before the costlier checks.
             self._drop("queue_full")
             return
-        if not moderated and text:
+        if text:
             verdict = self.moderator.check(text)
             if not verdict.ok:
                 metrics.MODERATION_BLOCKS.labels(self.room, "input").inc()
                 self._note(event, verdict.describe(), str(kind))
                 if self.on_blocked is not None:
                     self.on_blocked(event, verdict.describe())
-                if verdict.action == "hold":
-                    self._hold(event, verdict)
-                else:
-                    self._drop("moderation")  # input is never repeated, whatever the output action is
+                self._drop("moderation")  # input is never repeated, whatever the output action is
                 return
         user_id = event.user.id or event.user.name if event.user is not None else ""
         if not is_sc and not self._rate_ok(user_id, now):
@@ -453,27 +445,6 @@ class Director:
         self._wake()
         return line
 
-    def _hold(self, event: Event, verdict: Verdict) -> None:
-        self._held_seq += 1
-        self._held[self._held_seq] = (event, verdict)
-        if len(self._held) > self.cfg.moderation.hold_max:
-            self._held.popitem(last=False)
-            self._drop("held_overflow")
-
-    def approve(self, held_id: int) -> bool:
-        """The operator lets a held comment through (it skips moderation, not the rest of triage)."""
-        item = self._held.pop(held_id, None)
-        if item is None:
-            return False
-        self._offer(item[0], moderated=True)
-        return True
-
-    def reject(self, held_id: int) -> bool:
-        if self._held.pop(held_id, None) is None:
-            return False
-        self._drop("moderation")
-        return True
-
     # -- handing out lines ------------------------------------------------------------------------------
 
     def urgent_waiting(self) -> bool:
@@ -604,10 +575,6 @@ class Director:
                 for it in queue
             ],
             "operator": [line.text for line in self._operator],
-            "held": [
-                {"id": hid, "user": ev.user.name if ev.user else "", "text": ev.text, "verdict": v.describe()}
-                for hid, (ev, v) in self._held.items()
-            ],
             "gift_batch": None if self._gifts is None else {
                 "people": list(self._gifts.people), "events": self._gifts.events,
                 "value_cny": round(self._gifts.value, 2), "age_s": round(now - self._gifts.started, 2),

@@ -1,6 +1,6 @@
 """Text to speech backends, text normalization and voice input.
 
-`build_voice(cfg, sample_rate=, fps=, room=, store=)` returns the room's Voice; it is imported
+`voice_for_room(room_cfg)` returns a room's Voice (`build_voice` for a bare VoiceConfig); they are imported
 lazily so loading a config (which imports broadcaster.voice.config) stays light.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from broadcaster.voice.voice import Voice, VoiceError, build_voice
+    from broadcaster.voice.voice import Voice, VoiceError, build_voice, voice_for_room
 
-__all__ = ["Voice", "VoiceError", "build_voice"]
+__all__ = ["Voice", "VoiceError", "build_voice", "voice_for_room"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,6 +1,6 @@
 """`virtual-anchor cache warm -c FILE [ROOM]`: pre-synthesizes talk-track lines and FAQ answers into the utterance cache.
 
-Warming pays off when the cache outlives this process, i.e. with a Redis URL (voice.cache.redis_url or
+Warming pays off when the cache outlives this process, i.e. with a Redis URL (the room's redis_url or
 --redis); with a memory-only cache the command still synthesizes (a useful smoke test of the voice)
 but says that nothing will persist.
 """
@@ -29,7 +29,7 @@ def add_cache_subcommands(cache_sub: Any, *, texts_for_room: TextsForRoom | None
     p = cache_sub.add_parser("warm", help="pre-synthesize a room's talk-track lines and FAQ answers")
     p.add_argument("-c", "--config", required=True)
     p.add_argument("room", nargs="?", help="room id (default: every room)")
-    p.add_argument("--redis", help="Redis URL to warm (overrides voice.cache.redis_url)")
+    p.add_argument("--redis", help="Redis URL to warm (overrides the room's redis_url)")
     p.set_defaults(func=lambda args: cmd_warm(args, texts_for_room))
 
 
@@ -52,21 +52,21 @@ def default_texts(room: Any) -> list[str]:
 
 async def warm_rooms(rooms: Iterable[Any], texts_for_room: TextsForRoom | None = None, *,
                      redis_url: str | None = None, out: Any = None) -> int:
-    from broadcaster.voice.voice import build_voice
+    from broadcaster.voice.voice import voice_for_room
     from cache.store import build_store
 
     out = out or sys.stdout
     for room in rooms:
         vc = room.voice
-        url = redis_url or (vc.cache.redis_url.get_secret_value() if vc.cache.redis_url is not None else None)
+        url = redis_url or (room.redis_url.get_secret_value() if room.redis_url is not None else None)
         if not url:
-            print(f"{room.id}: warning: no Redis for voice.cache; the warmed entries live only in this process",
+            print(f"{room.id}: warning: no redis_url for this room; the warmed entries live only in this process",
                   file=out)
         store = build_store(url, memory_bytes=vc.cache.memory_mb * 1024 * 1024, prefix=vc.cache.prefix)
         texts = default_texts(room)
         if texts_for_room is not None:
             texts += [t for t in texts_for_room(room) if t]
-        voice = build_voice(vc, sample_rate=room.audio.sample_rate, fps=room.video.fps, room=room.id, store=store)
+        voice = voice_for_room(room, store=store)
         t0 = time.perf_counter()
         try:
             made = await voice.warm(texts)

@@ -76,7 +76,6 @@ class VoiceProfileConfig(Model):
 class VoiceCacheConfig(Model):
     enabled: bool = True
     memory_mb: int = Field(64, ge=1, le=65536)
-    redis_url: SecretURL | None = None  # shared by room processes and hosts, e.g. redis://127.0.0.1:6379/0
     prefix: str = "va:"  # Redis key prefix; utterances are stored under {prefix}utt:<sha256>
     ttl_s: float | None = Field(7 * 24 * 3600.0, gt=0)  # None: keep until evicted
 

@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from cache.store import Store, build_store
 from cache.utterance import CachedUtterance, UtteranceCache, utterance_key
 from renderer.base import MouthTrack
 from renderer.lipsync import mouth_track
+
+if TYPE_CHECKING:
+    from broadcaster.config import RoomConfig
 
 log = logging.getLogger(__name__)
 
@@ -308,14 +312,21 @@ def make_backend(cfg: VoiceConfig, *, room: str = "", store: Store | None = None
     raise ValueError(f"unknown voice backend {cfg.backend!r}")
 
 
+def voice_for_room(room: RoomConfig, *, store: Store | None = None) -> Voice:
+    """The one way a room's voice is built (the room, `cache warm`, benches): the room's sample rate, fps,
+    mouth lead and Redis, so every builder fills the utterance cache keys the room reads."""
+    url = room.redis_url.get_secret_value() if room.redis_url is not None else None
+    return build_voice(room.voice, sample_rate=room.audio.sample_rate, fps=room.video.fps, room=room.id,
+                       store=store, redis_url=url, lead_frames=room.avatar.lead_frames)
+
+
 def build_voice(cfg: VoiceConfig, *, sample_rate: int, fps: int, room: str, store: Store | None = None,
-                lead_frames: float = 0.5) -> Voice:
-    """The room's Voice: backend from config, espeak fallback voice, utterance cache on `store` (or one built
-    from cfg.cache: memory LRU, in front of Redis when cache.redis_url is set)."""
+                redis_url: str | None = None, lead_frames: float = 0.5) -> Voice:
+    """A Voice: backend from config, espeak fallback voice, utterance cache on `store` (or one built from
+    cfg.cache: memory LRU, in front of Redis when redis_url is set)."""
     owns = False
     if store is None and cfg.cache.enabled:
-        url = cfg.cache.redis_url.get_secret_value() if cfg.cache.redis_url is not None else None
-        store = build_store(url, memory_bytes=cfg.cache.memory_mb * 1024 * 1024, prefix=cfg.cache.prefix)
+        store = build_store(redis_url, memory_bytes=cfg.cache.memory_mb * 1024 * 1024, prefix=cfg.cache.prefix)
         owns = True
     backend = make_backend(cfg, room=room, store=store)
     fallback: TTSBackend | None = None
@@ -328,4 +339,4 @@ def build_voice(cfg: VoiceConfig, *, sample_rate: int, fps: int, room: str, stor
                  lead_frames=lead_frames)
 
 
-__all__ = ["Voice", "VoiceError", "build_voice", "make_backend"]
+__all__ = ["Voice", "VoiceError", "build_voice", "make_backend", "voice_for_room"]

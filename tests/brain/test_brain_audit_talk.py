@@ -76,8 +76,8 @@ def test_unknown_variables_are_left_as_written() -> None:
 def test_audit_log_from_config(tmp_path: Path) -> None:
     from broadcaster.brain.config import AuditConfig
 
-    assert AuditLog.from_config(AuditConfig(), tmp_path, "r1") is None
-    log = AuditLog.from_config(AuditConfig(path=Path("audit/{room}.jsonl"), rotate_bytes=4096, keep=2), tmp_path, "r1")
+    assert AuditLog.from_config(AuditConfig(), "r1") is None
+    log = AuditLog.from_config(AuditConfig(path=tmp_path / "audit/{room}.jsonl", rotate_bytes=4096, keep=2), "r1")
     assert log is not None and log.path == tmp_path / "audit" / "r1.jsonl"
     assert log.rotate_bytes == 4096 and log.keep == 2
     log.close()

@@ -11,10 +11,12 @@ from llm_fakes import FakeOpenAI, build_tiny_lm
 
 from broadcaster import metrics
 from broadcaster.brain import AuditLog, Brain, Sentence
-from broadcaster.brain.config import BrainConfig
+from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.director import TriagedLine
 from broadcaster.lines import Line, LineSource
 from danmaku.event import Event, EventKind, User
+
+MOD = ModerationConfig(words=["竞品"], action="replace")
 
 
 def _cfg(kb_dir: Path, **llm) -> BrainConfig:
@@ -22,7 +24,6 @@ def _cfg(kb_dir: Path, **llm) -> BrainConfig:
         "kb": {"dir": str(kb_dir)},
         "persona": {"name": "小安", "facts": ["主播小安在杭州直播"]},
         "llm": llm or {"backend": "none"},
-        "moderation": {"words": ["竞品"], "action": "replace"},
     })
 
 
@@ -41,7 +42,7 @@ def _metric(m, *labels: str) -> float:
 
 @pytest.fixture
 async def brain(kb_dir: Path):
-    b = Brain("core-none", _cfg(kb_dir), base_dir=kb_dir.parent)
+    b = Brain("core-none", _cfg(kb_dir), MOD)
     await b.start()
     yield b
     await b.close()
@@ -81,7 +82,7 @@ async def test_script_and_operator_lines_are_moderated_only(brain: Brain) -> Non
     assert all(s.source == "script" and s.verdicts == ("moderation: ok",) for s in out)
     blocked = _metric(metrics.MODERATION_BLOCKS, "core-none", "output")
     out = await _say(brain, Line("我们比竞 品好多了。这句不会说。", LineSource.OPERATOR))
-    assert [s.text for s in out] == [brain.cfg.moderation.replace_line]
+    assert [s.text for s in out] == [brain.moderation.replace_line]
     assert out[0].dropped[0]["reason"].startswith("moderation: blocked: 竞品")
     assert _metric(metrics.MODERATION_BLOCKS, "core-none", "output") == blocked + 1
     out = await _say(brain, Line("谢谢小红送的小心心！", LineSource.THANKS))
@@ -106,7 +107,7 @@ async def test_llm_answer_is_grounded_streamed_and_cached(kb_dir: Path, llm_serv
     gate = asyncio.Event()
     llm_server.gate, llm_server.gate_after = gate, 2
     llm_server.script = lambda req: ["杯身有一年", "保修哦！", "现在下单只要", "99元！", "杯盖配件每个15元。"]
-    brain = Brain("core-llm", _llm_cfg(kb_dir, llm_server), base_dir=kb_dir.parent)
+    brain = Brain("core-llm", _llm_cfg(kb_dir, llm_server), MOD)
     await brain.start()
     try:
         line = _line("保修期有多长", user="u42")
@@ -154,7 +155,7 @@ async def test_llm_answer_is_grounded_streamed_and_cached(kb_dir: Path, llm_serv
 
 async def test_all_sentences_withheld_falls_back_and_says_why(kb_dir: Path, llm_server: FakeOpenAI) -> None:
     llm_server.script = lambda req: ["今天全场5折！", "到手价只要九十九元。"]
-    brain = Brain("core-ground", _llm_cfg(kb_dir, llm_server), base_dir=kb_dir.parent)
+    brain = Brain("core-ground", _llm_cfg(kb_dir, llm_server), MOD)
     await brain.start()
     try:
         line = _line("有什么颜色可以选")
@@ -171,11 +172,11 @@ async def test_all_sentences_withheld_falls_back_and_says_why(kb_dir: Path, llm_
 
 async def test_output_moderation_replaces_and_stops(kb_dir: Path, llm_server: FakeOpenAI) -> None:
     llm_server.script = lambda req: ["我们比竞品好。", "后面的话不说了。"]
-    brain = Brain("core-mod", _llm_cfg(kb_dir, llm_server), base_dir=kb_dir.parent)
+    brain = Brain("core-mod", _llm_cfg(kb_dir, llm_server), MOD)
     await brain.start()
     try:
         out = await _say(brain, _line("和别家比怎么样"))
-        assert [s.text for s in out] == [brain.cfg.moderation.replace_line]
+        assert [s.text for s in out] == [brain.moderation.replace_line]
         assert out[0].source == "fallback" and out[0].verdicts == ("moderation: replaced",)
     finally:
         await brain.close()
@@ -183,8 +184,7 @@ async def test_output_moderation_replaces_and_stops(kb_dir: Path, llm_server: Fa
 
 async def test_hung_llm_falls_back_before_the_deadline_and_circuit_opens(kb_dir: Path, llm_server: FakeOpenAI) -> None:
     llm_server.mode = "hang"
-    brain = Brain("core-hang", _llm_cfg(kb_dir, llm_server, first_token_timeout_s=0.3, total_timeout_s=1.0),
-                  base_dir=kb_dir.parent)
+    brain = Brain("core-hang", _llm_cfg(kb_dir, llm_server, first_token_timeout_s=0.3, total_timeout_s=1.0), MOD)
     await brain.start()
     errors = _metric(metrics.LLM_ERRORS, "core-hang", "openai", "timeout_first")
     try:
@@ -211,7 +211,7 @@ async def test_brain_through_a_local_transformers_model(kb_dir: Path, tmp_path: 
     model = build_tiny_lm(tmp_path / "lm")
     cfg = _cfg(kb_dir, backend="transformers", model_path=str(model), device="auto", max_new_tokens=24,
                temperature=0.0, first_token_timeout_s=30, total_timeout_s=60)
-    brain = Brain("core-tf", cfg, base_dir=tmp_path)
+    brain = Brain("core-tf", cfg, MOD)
     await brain.start()
     try:
         assert brain.backend is not None and brain.backend._lm is not None  # loaded once, at start
@@ -241,11 +241,10 @@ async def test_fleet_brains_share_answers_over_redis_and_keep_going_when_it_dies
     llm_server.script = lambda req: ["杯盖可以单独买，每个15元。"]
     base = _llm_cfg(kb_dir, llm_server).model_dump(mode="python")
     base["llm"]["api_key"] = None
-    base["cache"]["redis_url"] = url
     base["cache"]["store_retry_s"] = 0.2
-    daemon_a = Brain("fleet", BrainConfig.model_validate(base), base_dir=kb_dir.parent)
+    daemon_a = Brain("fleet", BrainConfig.model_validate(base), MOD, redis_url=url)
     base_b = dict(base, llm={"backend": "none"})
-    daemon_b = Brain("fleet", BrainConfig.model_validate(base_b), base_dir=kb_dir.parent)
+    daemon_b = Brain("fleet", BrainConfig.model_validate(base_b), MOD, redis_url=url)
     await daemon_a.start()
     await daemon_b.start()
     try:
@@ -275,7 +274,7 @@ async def test_kb_change_retires_cached_answers(kb_dir: Path, llm_server: FakeOp
     llm_server.script = lambda req: ["杯盖配件每个15元。"]
     cfg = _llm_cfg(kb_dir, llm_server).model_copy(
         update={"kb": BrainConfig.model_validate({"kb": {"dir": str(kb_dir), "check_interval_s": 0.05}}).kb})
-    brain = Brain("kb-change", cfg, base_dir=kb_dir.parent)
+    brain = Brain("kb-change", cfg, MOD)
     await brain.start()
     try:
         out = await _say(brain, _line("杯盖坏了可以单独买吗"))
@@ -304,7 +303,7 @@ async def test_cutting_an_answer_short_closes_the_model_stream(kb_dir: Path, llm
     gate = asyncio.Event()
     llm_server.gate, llm_server.gate_after = gate, 1
     llm_server.script = lambda req: ["杯身一年保修。", "第二句。", "第三句。"]
-    brain = Brain("core-cut", _llm_cfg(kb_dir, llm_server, total_timeout_s=30.0), base_dir=kb_dir.parent)
+    brain = Brain("core-cut", _llm_cfg(kb_dir, llm_server, total_timeout_s=30.0), MOD)
     await brain.start()
     errors_before = sum(s.get() for s in [metrics.LLM_ERRORS.labels("core-cut", "openai", k)._value
                                           for k in ("timeout_first", "timeout_total", "http", "error")])

@@ -9,7 +9,7 @@ import pytest
 from llm_fakes import build_tiny_encoder
 
 from broadcaster.brain import Brain
-from broadcaster.brain.config import BrainConfig
+from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.brain.embed import Embedder
 from broadcaster.brain.kb import KnowledgeBase
 from broadcaster.brain.textnorm import question_key
@@ -47,7 +47,7 @@ async def test_brain_uses_the_local_model_for_kb_and_cache(encoder: Path, kb_dir
         "kb": {"dir": str(kb_dir), "dense_model_path": str(encoder)},
         "cache": {"embed_model_path": str(encoder), "embed_similarity": 0.999, "similarity": 0.99},
     })
-    brain = Brain("dense", cfg, base_dir=kb_dir.parent)
+    brain = Brain("dense", cfg, ModerationConfig())
     await brain.start()
     try:
         assert brain.kb.dense is not None and brain.cache is not None and brain.cache.embed is not None

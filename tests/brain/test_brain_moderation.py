@@ -50,10 +50,10 @@ def test_clean_near_miss_passes(mod, text: str) -> None:
 def test_global_list_can_be_turned_off_and_words_file_read(tmp_path: Path) -> None:
     words = tmp_path / "words.txt"
     words.write_text("# room list\n保温壶\n\n", encoding="utf-8")
-    m = moderator_from_config(ModerationConfig(use_global=False, words_file=Path("words.txt"), action="hold"), tmp_path)
+    m = moderator_from_config(ModerationConfig(use_global=False, words_file=words, action="drop"))
     assert m.check("傻逼").ok  # global list off
     v = m.check("保 温 壶")
-    assert not v.ok and v.action == "hold" and v.matched == ("保温壶",)
+    assert not v.ok and v.action == "drop" and v.matched == ("保温壶",)
     assert "blocked" in v.describe() and "保温壶" in v.describe()
 
 

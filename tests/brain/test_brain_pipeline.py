@@ -7,30 +7,33 @@ import json
 from pathlib import Path
 
 from broadcaster.brain import AuditLog, Brain
-from broadcaster.brain.config import BrainConfig
+from broadcaster.brain.moderation import moderator_from_config
+from broadcaster.config import parse_config
 from broadcaster.director import Director
 from danmaku.event import Event, EventKind, User
 
 
 async def test_room_loop_decides_says_and_audits(kb_dir: Path, talk_file: Path, tmp_path: Path) -> None:
-    cfg = BrainConfig.model_validate({
-        "kb": {"dir": str(kb_dir), "check_interval_s": 0},
-        "talk": {"file": str(talk_file)},
-        "audit": {"path": "audit/{room}.jsonl"},
-        "triage": {"gift_batch_s": 0},
-    })
+    cfg = parse_config({"rooms": [{
+        "id": "pipe",
+        "brain": {"kb": {"dir": str(kb_dir), "check_interval_s": 0}},
+        "director": {"talk": {"file": str(talk_file)}, "triage": {"gift_batch_s": 0}},
+        "audit": {"path": str(tmp_path / "audit/{room}.jsonl")},
+    }]}).rooms[0]
     now = [100.0]
-    director = Director("pipe", cfg, fps_clock=lambda: now[0], wall_clock=lambda: dt.datetime(2026, 1, 1, 12))
-    brain = Brain("pipe", cfg, base_dir=tmp_path)
+    moderator = moderator_from_config(cfg.moderation)
+    director = Director("pipe", cfg.director, moderator, fps_clock=lambda: now[0],
+                        wall_clock=lambda: dt.datetime(2026, 1, 1, 12))
+    brain = Brain("pipe", cfg.brain, cfg.moderation, moderator=moderator)
     await brain.start()
-    audit = AuditLog.from_config(cfg.audit, tmp_path, "pipe")
+    audit = AuditLog.from_config(cfg.audit, "pipe")
     assert audit is not None
 
-    def ev(kind: EventKind, text: str, user: str, value: float = 0.0, **extra) -> Event:
+    def ev(kind: EventKind, text: str, user: str, value: int = 0, **extra) -> Event:
         return Event("test", "pipe", kind, User(user, user), text, value, extra=extra, received_mono=now[0])
 
     for e in [ev(EventKind.COMMENT, "这个杯子多少钱？", "a"), ev(EventKind.COMMENT, "杯子多少钱呀", "b"),
-              ev(EventKind.COMMENT, "什么时候发货呢", "c"), ev(EventKind.SUPER_CHAT, "能保温多久", "d", 50),
+              ev(EventKind.COMMENT, "什么时候发货呢", "c"), ev(EventKind.SUPER_CHAT, "能保温多久", "d", 50_000),
               ev(EventKind.GIFT, "", "e", gift_name="小心心"), ev(EventKind.COMMENT, "加 微 信 领红包", "spam")]:
         director.offer(e)
     spoken = []

@@ -156,16 +156,14 @@ def room_config(
     """A demo-product room on a small canvas: Bilibili web chat from the fake, the demo KB, espeak."""
     brain: dict[str, Any] = {
         "kb": {"dir": str(DEMO_DIR / "kb"), "check_interval_s": 0},
-        "moderation": {"words": [BANNED], "action": "replace"},
-        "audit": {"path": str(audit)},
-        "triage": {"gift_batch_s": 2.0, "gift_batch_names": 5, **(triage or {})},
         "cache": {"enabled": True, **(cache or {})},
     }
+    director: dict[str, Any] = {"triage": {"gift_batch_s": 2.0, "gift_batch_names": 5, **(triage or {})}}
     if llm_url is not None:
         brain["llm"] = {"backend": "openai", "base_url": llm_url, "model": "fake", "first_token_timeout_s": 5.0,
                         "total_timeout_s": 20.0}
     if talk is not None:
-        brain["talk"] = {"file": str(talk), "gap_s": talk_gap_s}
+        director["talk"] = {"file": str(talk), "gap_s": talk_gap_s}
     return RoomConfig.model_validate({
         "id": room_id,
         "video": {"width": W, "height": H, "fps": FPS, "bitrate_kbps": 600, "preset": "ultrafast"},
@@ -177,7 +175,10 @@ def room_config(
             "home_url": fake.base + "/", "scheme": "ws", "heartbeat_s": 5.0, "reconnect_delay_s": 0.1,
             "reconnect_max_delay_s": 0.5, "silent_after_s": None,
         }],
+        "director": director,
         "brain": brain,
+        "moderation": {"words": [BANNED], "action": "replace"},
+        "audit": {"path": str(audit)},
     })
 
 

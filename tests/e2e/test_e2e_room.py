@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -42,7 +41,6 @@ from tests.e2e.e2e_support import (
     wait_trail,
 )
 from tests.support.media import probe
-from tests.support.servers import require
 
 pytestmark = pytest.mark.slow
 
@@ -71,11 +69,6 @@ async def fake() -> AsyncIterator[BiliWebFake]:
     await f.start()
     yield f
     await f.stop()
-
-
-@pytest.fixture(autouse=True)
-def _espeak() -> None:
-    require(shutil.which("espeak-ng") is not None, "espeak-ng")
 
 
 def audit_records(path: Path) -> list[dict]:
@@ -319,7 +312,8 @@ async def test_super_chat_beats_questions_that_came_first_during_a_talk_sentence
     talk.write_text(TALK, encoding="utf-8")
     cfg = RoomConfig.model_validate({
         "id": "sc", "video": {"width": 320, "height": 180, "fps": 25}, "outputs": [],
-        "brain": {"kb": {"dir": str(DEMO_DIR / "kb"), "check_interval_s": 0}, "talk": {"file": str(talk)}},
+        "brain": {"kb": {"dir": str(DEMO_DIR / "kb"), "check_interval_s": 0}},
+        "director": {"talk": {"file": str(talk)}},
     })
     room = Room(cfg, base_dir=tmp_path, avatar=CardAvatar(320, 180))
     try:

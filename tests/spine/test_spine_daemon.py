@@ -31,7 +31,7 @@ def room(rid: str, tmp: Path, **extra) -> dict:
         "id": rid,
         "video": {"width": 320, "height": 180, "fps": 25, "bitrate_kbps": 300},
         "outputs": [{"type": "record", "path": str(tmp / f"{rid}.flv")}],
-        "brain": {"audit": {"path": str(tmp / f"audit-{rid}.jsonl")}},
+        "audit": {"path": str(tmp / f"audit-{rid}.jsonl")},
     }
     cfg.update(extra)
     return cfg
@@ -48,9 +48,9 @@ def write_config(path: Path, rooms: list[dict], tmp: Path) -> Path:
 @pytest.mark.slow
 def test_sigterm_mid_line_finishes_the_sentence_and_exits_0(tmp_path):
     (tmp_path / "talk.yaml").write_text(yaml.safe_dump(TALK, allow_unicode=True))
-    cfg = write_config(tmp_path / "a.yaml", [room("r", tmp_path, brain={
-        "talk": {"file": str(tmp_path / "talk.yaml"), "gap_s": 0.2},
-        "audit": {"path": str(tmp_path / "audit.jsonl")}})], tmp_path)
+    cfg = write_config(tmp_path / "a.yaml", [room("r", tmp_path, director={
+        "talk": {"file": str(tmp_path / "talk.yaml"), "gap_s": 0.2}}, audit={"path": str(tmp_path / "audit.jsonl")})],
+        tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "broadcaster.cli", "run", "-c", str(cfg)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

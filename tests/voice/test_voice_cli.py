@@ -11,7 +11,7 @@ from voice_helpers import start_redis
 
 from broadcaster.config import parse_config
 from broadcaster.voice.cli import add_commands, warm_rooms
-from broadcaster.voice.voice import build_voice
+from broadcaster.voice.voice import voice_for_room
 from cache.store import RedisStore
 
 
@@ -24,7 +24,8 @@ def test_parser_registers_cache_warm() -> None:
 
 async def test_warm_into_redis_then_a_room_hits(tmp_path: Path) -> None:
     server, url = start_redis(tmp_path / "r.db")
-    cfg = parse_config({"rooms": [{"id": "shop", "voice": {"cache": {"redis_url": url}},
+    # A mouth lead other than the default: `cache warm` must fill the keys this room's voice reads.
+    cfg = parse_config({"rooms": [{"id": "shop", "redis_url": url, "avatar": {"lead_frames": 1.0},
                                    "brain": {"fallback_lines": ["稍等一下哦。"]}}]})
     room = cfg.rooms[0]
     faq = ["欢迎来到直播间！喜欢的点点关注。", "这款多少钱？¥99。"]
@@ -38,8 +39,7 @@ async def test_warm_into_redis_then_a_room_hits(tmp_path: Path) -> None:
 
         # The daemon's voice, a new process in real life: its first words come from the cache.
         store = RedisStore(url, prefix=room.voice.cache.prefix)
-        voice = build_voice(room.voice, sample_rate=room.audio.sample_rate, fps=room.video.fps, room="shop",
-                            store=store)
+        voice = voice_for_room(room, store=store)
         await voice.start()
         before = voice.synthesized
         from broadcaster.lines import Line, LineSource
@@ -55,7 +55,7 @@ async def test_warm_without_redis_warns() -> None:
     cfg = parse_config({"rooms": [{"id": "r", "brain": {"fallback_lines": ["你好。"]}}]})
     out = io.StringIO()
     assert await warm_rooms(cfg.rooms, out=out) == 0
-    assert "no Redis" in out.getvalue() and "1 synthesized" in out.getvalue()
+    assert "no redis_url" in out.getvalue() and "1 synthesized" in out.getvalue()
 
 
 def test_cmd_warm_reads_the_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
