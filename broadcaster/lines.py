@@ -16,10 +16,25 @@ _ids = itertools.count(1)
 
 
 class LineSource(StrEnum):
+    """Why a line is said."""
+
     ANSWER = "answer"
     SCRIPT = "script"
     OPERATOR = "operator"
     THANKS = "thanks"
+
+
+class LineKind(StrEnum):
+    """What triage made of it (ranks, deadlines and the console use this)."""
+
+    SUPER_CHAT = "super_chat"
+    GUARD = "guard"
+    GIFT = "gift"
+    QUESTION = "question"
+    COMMENT = "comment"
+    FOLLOW = "follow"
+    OPERATOR = "operator"
+    SCRIPT = "script"
 
 
 @dataclass(frozen=True, slots=True)
