@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import importlib.resources
 import logging
 import shutil
 import subprocess
 import threading
 import unicodedata
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -19,6 +21,10 @@ from renderer.config import parse_colour
 from renderer.layers import Layer
 
 log = logging.getLogger(__name__)
+
+# A core dependency ships this font (pylopdf-fonts-zh-cn: Noto Sans SC, SIL OFL 1.1), so captions render
+# Chinese on a machine where nobody installed fonts or was root, and look the same on every machine.
+_PACKAGED_CJK = ("pylopdf_fonts_zh_cn", "NotoSansSC-Regular.otf")
 
 # Checked in this order after fontconfig: where Debian, Fedora, Arch and macOS put common CJK fonts.
 _KNOWN_CJK = (
@@ -63,16 +69,32 @@ def _fc(args: list[str]) -> list[str]:
     return [line.split(":")[0].strip() for line in out.splitlines() if line.strip()]
 
 
+def packaged_cjk_font() -> Path | None:
+    """The CJK font file the Python dependency ships, or None when that package is not installed."""
+    package, name = _PACKAGED_CJK
+    try:
+        path = Path(str(importlib.resources.files(package) / name))
+    except ModuleNotFoundError:
+        return None
+    return path if path.is_file() else None
+
+
+def _cjk_candidates() -> Iterator[str]:
+    packaged = packaged_cjk_font()
+    if packaged:
+        yield str(packaged)
+    # Lazily: fontconfig runs only when the packaged font is missing or cannot draw Chinese.
+    yield from _fc(["fc-match", "-f", "%{file}\n", ":lang=zh-cn"])
+    yield from sorted(_fc(["fc-list", ":lang=zh", "file"]), key=lambda p: ("Sans" not in p and "Hei" not in p, p))
+    yield from _KNOWN_CJK
+
+
 @functools.cache
 def find_cjk_font() -> Path | None:
-    """A font file that renders Chinese: fontconfig's choice for zh-cn, any zh font, then known paths."""
-    candidates = _fc(["fc-match", "-f", "%{file}\n", ":lang=zh-cn"])
-    candidates += sorted(
-        _fc(["fc-list", ":lang=zh", "file"]), key=lambda p: ("Sans" not in p and "Hei" not in p, p)
-    )
-    candidates += list(_KNOWN_CJK)
+    """A font file that renders Chinese: the packaged one, then fontconfig's choice for zh-cn, any zh font,
+    then known paths."""
     seen: set[str] = set()
-    for c in candidates:
+    for c in _cjk_candidates():
         if c in seen or not c or not Path(c).is_file():
             continue
         seen.add(c)

@@ -19,16 +19,29 @@ if [ "${1:-}" = "--test" ]; then
   ta_dir=$(.venv/bin/python -c 'import importlib.util as u, os; print(os.path.dirname(u.find_spec("torchaudio").origin))')
   rm -f "$ta_dir"/lib/*.so
   .venv/bin/python -c 'import torchaudio' || { echo "torchaudio still does not import" >&2; exit 1; }
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    need=()
-    # nginx-rtmp: a real ingest; fonts: CJK subtitles (and a Latin-only font for the no-CJK warning);
-    # systemd: systemd-analyze verify; prometheus: promtool; chromium: the console test.
-    for pkg in nginx libnginx-mod-rtmp fontconfig fonts-wqy-microhei fonts-dejavu-core systemd prometheus chromium; do
-      dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
-    done
-    if [ ${#need[@]} -gt 0 ]; then
+  # The system packages of every program and file a test requires: tests/support/programs.py maps each
+  # to its package here, and tests/ops/test_fresh_machine.py fails when one is missing from this list.
+  TEST_APT_PACKAGES=(
+    nginx libnginx-mod-rtmp                           # a real RTMP ingest
+    fontconfig fonts-wqy-microhei fonts-dejavu-core   # the system-font fallback; a Latin-only font (no-CJK warning)
+    systemd                                           # systemd-analyze verify/security, systemd-sysusers
+    prometheus                                        # promtool
+    chromium                                          # the console test (Playwright drives Debian's browser)
+    openssl                                           # throwaway CAs for the TLS connector tests
+    procps                                            # kill: the units' ExecReload
+    dpkg                                              # dpkg-query: checks tests/support/programs.py's mapping
+  )
+  need=()
+  for pkg in "${TEST_APT_PACKAGES[@]}"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       apt-get update -qq
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    else
+      # Not root (or not Debian): the tests that need these skip here, and fail under CI=true.
+      echo "setup.sh: as root, apt-get install ${need[*]}" >&2
     fi
   fi
 else

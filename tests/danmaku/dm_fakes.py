@@ -9,7 +9,6 @@ import gzip
 import hashlib
 import hmac
 import json
-import shutil
 import ssl
 import struct
 import subprocess
@@ -25,6 +24,7 @@ from aiohttp import WSMsgType, web
 from danmaku import pb
 from danmaku.bilibili import wbi
 from danmaku.event import Event
+from tests.support.programs import require_program
 
 HDR = struct.Struct(">IHHII")
 IMG_KEY = "7cd084941338484aae1ad9425b84077c"
@@ -68,13 +68,12 @@ class Tls:
 
 def make_tls(tmp: Path) -> Tls:
     """A throwaway CA and a server certificate for 127.0.0.1/localhost, made with the openssl CLI."""
-    if shutil.which("openssl") is None:
-        raise RuntimeError("openssl CLI is needed for the TLS tests")
+    openssl = require_program("openssl")
     ca_key, ca_crt = tmp / "ca.key", tmp / "ca.crt"
     key, csr, crt, ext = tmp / "srv.key", tmp / "srv.csr", tmp / "srv.crt", tmp / "ext.cnf"
 
     def run(*args: str) -> None:
-        subprocess.run(["openssl", *args], check=True, capture_output=True)
+        subprocess.run([openssl, *args], check=True, capture_output=True)
 
     run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(ca_key), "-out", str(ca_crt),
         "-days", "2", "-subj", "/CN=test-ca", "-addext", "basicConstraints=critical,CA:TRUE",

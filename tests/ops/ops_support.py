@@ -1,11 +1,10 @@
-"""Helpers for the ops tests: external tools that must exist in CI, a datagram NOTIFY_SOCKET listener."""
+"""Helpers for the ops tests: a datagram NOTIFY_SOCKET listener, a live daemon, plain HTTP requests."""
 
 from __future__ import annotations
 
 import asyncio
 import http.client
 import os
-import shutil
 import socket
 import threading
 import time
@@ -18,17 +17,6 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def require_tool(name: str, package: str) -> str:
-    """The tool's path; fails under CI=true when missing (CI must install it), skips otherwise."""
-    path = shutil.which(name)
-    if path:
-        return path
-    message = f"{name} not found (apt-get install {package})"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 class NotifyListener:

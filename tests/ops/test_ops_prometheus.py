@@ -9,8 +9,10 @@ import warnings
 
 import pytest
 import yaml
-from ops_support import ROOT, DaemonThread, request, require_tool, small_room, wait_for, write_config
+from ops_support import ROOT, DaemonThread, request, small_room, wait_for, write_config
 from prometheus_client.parser import text_string_to_metric_families
+
+from tests.support.programs import require_program
 
 ALERTS = ROOT / "configs/prometheus/alerts.yml"
 SCRAPE_CONFIG = ROOT / "configs/prometheus/prometheus.yml"
@@ -83,14 +85,14 @@ def scrape(tmp_path_factory) -> str:
 
 
 def test_promtool_check_metrics_on_a_live_scrape(scrape):
-    promtool = require_tool("promtool", "prometheus")
+    promtool = require_program("promtool")
     res = subprocess.run([promtool, "check", "metrics"], input=scrape, capture_output=True, text=True, timeout=60)
     assert res.returncode == 0 and not res.stdout.strip() and not res.stderr.strip(), res.stdout + res.stderr
     assert 'va_frames_total{room="r1"}' in scrape and "va_process_resident_memory_bytes " in scrape
 
 
 def test_promtool_check_rules_and_config():
-    promtool = require_tool("promtool", "prometheus")
+    promtool = require_program("promtool")
     res = subprocess.run([promtool, "check", "rules", str(ALERTS)], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0 and "SUCCESS: 12 rules found" in res.stdout, res.stdout + res.stderr
     res = subprocess.run([promtool, "check", "config", str(SCRAPE_CONFIG)], capture_output=True, text=True, timeout=60)
@@ -98,7 +100,7 @@ def test_promtool_check_rules_and_config():
 
 
 def test_alert_rules_fire_when_they_should():
-    promtool = require_tool("promtool", "prometheus")
+    promtool = require_program("promtool")
     res = subprocess.run([promtool, "test", "rules", str(RULE_TESTS)], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and "SUCCESS" in res.stdout, res.stdout + res.stderr
 

@@ -8,7 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ops_support import ROOT, require_tool
+from ops_support import ROOT
+
+from tests.support.programs import require_program
 
 UNITS = ROOT / "systemd"
 NAMES = ("virtual-anchor.service", "virtual-anchor@.service", "virtual-anchor-rooms.target")
@@ -21,7 +23,7 @@ def unit_root(tmp_path_factory) -> Path:
     `verify` checks that every Exec* binary exists and that dependencies resolve; on a build host the
     package is not installed system-wide, so the project's installed entry point is copied in.
     """
-    require_tool("systemd-analyze", "systemd")
+    require_program("systemd-analyze")
     root = tmp_path_factory.mktemp("root")
     (root / "etc/systemd/system").mkdir(parents=True)
     (root / "usr/lib/systemd").mkdir(parents=True)
@@ -31,7 +33,7 @@ def unit_root(tmp_path_factory) -> Path:
     entry = ROOT / ".venv/bin/virtual-anchor"
     assert entry.exists(), "install the project first (scripts/setup.sh): the units run its entry point"
     shutil.copy(entry, root / "usr/bin/virtual-anchor")
-    shutil.copy(shutil.which("kill") or "/bin/kill", root / "bin/kill")
+    shutil.copy(require_program("kill"), root / "bin/kill")
     for name in NAMES:
         shutil.copy(UNITS / name, root / "etc/systemd/system" / name)
     return root
@@ -93,7 +95,7 @@ def test_template_runs_one_room_per_instance():
 
 
 def test_sysusers_declares_the_service_user(tmp_path):
-    require_tool("systemd-sysusers", "systemd")
+    require_program("systemd-sysusers")
     res = subprocess.run(
         ["systemd-sysusers", "--dry-run", f"--root={tmp_path}", str(UNITS / "virtual-anchor.sysusers.conf")],
         capture_output=True, text=True, timeout=30,

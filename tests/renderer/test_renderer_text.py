@@ -3,26 +3,22 @@
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 
 import cv2
 import numpy as np
-import pytest
 from renderer_speech import FPS
 
 from renderer import overlays, text
 from renderer.base import FrameState
 from renderer.config import AvatarConfig
 from renderer.factory import build_avatar
+from tests.support.programs import require_file, require_program
 
 
 def _require_cjk_font():
     font = text.find_cjk_font()
-    if font is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("no font that renders Chinese is installed (CI must install fonts-wqy-microhei)")
-        pytest.skip("no CJK font installed here")
+    assert font is not None, "no font renders Chinese: is the CJK font package (pyproject dependency) installed?"
     return font
 
 
@@ -53,12 +49,20 @@ def test_chinese_subtitle_renders_glyphs_not_boxes() -> None:
     assert (ys.max() - ys.min()) * 3 < (xs.max() - xs.min())
 
 
-def test_found_font_is_fontconfigs_choice_when_available() -> None:
+def test_found_font_is_the_packaged_one_then_fontconfigs_choice(monkeypatch) -> None:
     font = _require_cjk_font()
-    assert text.font_renders_cjk(font)
-    if os.path.exists("/usr/bin/fc-list"):
-        listed = subprocess.run(["fc-list", ":lang=zh", "file"], capture_output=True, text=True).stdout
-        assert str(font) in listed
+    assert font == text.packaged_cjk_font() and text.font_renders_cjk(font)
+    # Without the packaged font, the system's: what fontconfig picks for zh-cn.
+    fc_match = require_program("fc-match")
+    require_file("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+    monkeypatch.setattr(text, "packaged_cjk_font", lambda: None)
+    text.find_cjk_font.cache_clear()
+    try:
+        fallback = text.find_cjk_font()
+    finally:
+        text.find_cjk_font.cache_clear()
+    chosen = subprocess.run([fc_match, "-f", "%{file}", ":lang=zh-cn"], capture_output=True, text=True).stdout
+    assert fallback is not None and str(fallback) == chosen and text.font_renders_cjk(fallback)
 
 
 def test_warns_when_no_font_can_render_chinese(monkeypatch, caplog) -> None:
@@ -71,14 +75,8 @@ def test_warns_when_no_font_can_render_chinese(monkeypatch, caplog) -> None:
 
 
 def test_configured_latin_only_font_warns(caplog, tmp_path) -> None:
-    out = subprocess.run(
-        ["fc-match", "-f", "%{file}", "DejaVu Sans"], capture_output=True, text=True, check=False
-    )
-    font = out.stdout.strip()
-    if not font or text.font_renders_cjk(font):
-        if os.environ.get("CI") == "true":
-            pytest.fail("no Latin-only font found to test the warning (fonts-dejavu-core)")
-        pytest.skip("no Latin-only font here")
+    font = require_file("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    assert not text.font_renders_cjk(font)
     with caplog.at_level(logging.WARNING, logger="renderer.overlays"):
         build_avatar(AvatarConfig(overlays={"subtitle": {"font": font}}), 854, 480, FPS)
     assert any("cannot render Chinese" in r.getMessage() for r in caplog.records)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -12,19 +10,9 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
+from tests.support.programs import require_file, require_program
 
 ROOT = Path(__file__).resolve().parents[2]
-NGINX_MODULE = Path("/usr/lib/nginx/modules/ngx_rtmp_module.so")
-
-
-def require(condition: bool, what: str) -> None:
-    """A missing tool fails loudly in CI and skips only on a developer machine."""
-    if condition:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"{what} is required under CI (scripts/setup.sh --test installs it)")
-    pytest.skip(f"{what} not installed")
 
 
 def free_port() -> int:
@@ -123,12 +111,13 @@ class NginxRtmp:
         return f"rtmp://127.0.0.1:{self.port}/live"
 
     def start(self) -> NginxRtmp:
-        require(shutil.which("nginx") is not None and NGINX_MODULE.exists(), "nginx with libnginx-mod-rtmp")
+        nginx = require_program("nginx")
+        module = require_file("/usr/lib/nginx/modules/ngx_rtmp_module.so")
         self.record_dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "logs").mkdir(exist_ok=True)
         conf = self.dir / "nginx.conf"
         conf.write_text(f"""
-load_module {NGINX_MODULE};
+load_module {module};
 daemon off;
 master_process off;
 worker_processes 1;
@@ -149,7 +138,7 @@ rtmp {{
   }}
 }}
 """)
-        self.proc = subprocess.Popen(["nginx", "-c", str(conf), "-p", str(self.dir)],
+        self.proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(self.dir)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if not wait_until(lambda: listening(self.port), 10):
             err = self.proc.stderr.read().decode() if self.proc.poll() is not None and self.proc.stderr else ""
