@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from danmaku import metrics as _danmaku_metrics
+
 REGISTRY = CollectorRegistry(auto_describe=True)
 
 _MS = (0.001, 0.002, 0.004, 0.006, 0.008, 0.012, 0.016, 0.025, 0.04, 0.08, 0.16)
@@ -40,7 +42,6 @@ SINK_DROPPED = Counter(
 SINK_QUEUE = Gauge("va_sink_queue_seconds", "Media queued in a sink", ["room", "sink"], registry=REGISTRY)
 
 # Chat and decisions
-EVENTS = Counter("va_events", "Chat events received", ["room", "platform", "kind"], registry=REGISTRY)
 DROPS = Counter("va_drops", "Lines or events dropped, by reason", ["room", "reason"], registry=REGISTRY)
 QUEUE_DEPTH = Gauge("va_line_queue_depth", "Lines waiting in the director's queue", ["room"], registry=REGISTRY)
 ANSWER_LATENCY = Histogram(
@@ -84,16 +85,9 @@ MODERATION_BLOCKS = Counter(
     "va_moderation_blocks", "Texts blocked by moderation", ["room", "stage"], registry=REGISTRY
 )
 
-# Sources
-SOURCE_UP = Gauge("va_source_up", "1 while a chat source is connected and healthy", ["room", "source"], registry=REGISTRY)
-SOURCE_LAST_MESSAGE_AGE = Gauge(
-    "va_source_last_message_age_seconds", "Seconds since a chat source delivered a message", ["room", "source"],
-    registry=REGISTRY,
-)
-SOURCE_RECONNECTS = Counter("va_source_reconnects", "Chat source reconnects", ["room", "source"], registry=REGISTRY)
-SOURCE_DECODE_ERRORS = Counter(
-    "va_source_decode_errors", "Undecodable packets by kind", ["room", "source", "kind"], registry=REGISTRY
-)
+# Sources: the chat connectors keep their metrics (va_events, va_source_*) on danmaku's own registry; one
+# scrape shows both.
+REGISTRY.register(_danmaku_metrics.REGISTRY)
 
 # Process
 PROCESS_RSS = Gauge("va_process_resident_memory_bytes", "Resident memory of the daemon", registry=REGISTRY)

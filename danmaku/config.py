@@ -156,8 +156,9 @@ class DouyinWebSource(_SourceBase, _TlsMixin):
     heartbeat_s: float = Field(10.0, gt=0)
     read_timeout_s: float = Field(60.0, gt=0)
     http_timeout_s: float = Field(10.0, gt=0)
-    diamond_cny: float = Field(0.1, ge=0)  # 1 Douyin diamond (抖币) = 0.1 CNY
-    combo_timeout_s: float = Field(10.0, gt=0)  # a combo whose end frame never came is counted after this
+    diamond_milli: int = Field(100, ge=0)  # 1 Douyin diamond (抖币) = 0.1 CNY = 100 milli-yuan
+    # A combo whose end frame never came is counted this long after its last step (on a timer, no traffic needed).
+    combo_timeout_s: float = Field(10.0, gt=0)
     silent_after_s: float | None = Field(180.0, gt=0)
 
     _blank = field_validator("ttwid", mode="before")(_blank_is_none)

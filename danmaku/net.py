@@ -7,6 +7,7 @@ import ssl
 from typing import Any
 
 import aiohttp
+import aiohttp.abc
 
 from danmaku.source import SessionError
 
@@ -24,14 +25,34 @@ def ssl_setting(cfg: Any) -> ssl.SSLContext | bool:
     return ctx
 
 
-def client_session(timeout_s: float, user_agent: str | None = None) -> aiohttp.ClientSession:
+def client_session(timeout_s: float, user_agent: str | None = None,
+                   cookie_jar: aiohttp.abc.AbstractCookieJar | None = None) -> aiohttp.ClientSession:
+    """An HTTP client; without `cookie_jar` cookies are handled by hand (a DummyCookieJar keeps none)."""
     headers = {"User-Agent": user_agent} if user_agent else None
-    # Cookies are handled by hand: the default jar refuses cookies from IP-address hosts and we need few.
     return aiohttp.ClientSession(
         timeout=aiohttp.ClientTimeout(total=timeout_s),
         headers=headers,
-        cookie_jar=aiohttp.DummyCookieJar(),
+        cookie_jar=cookie_jar if cookie_jar is not None else aiohttp.DummyCookieJar(),
     )
+
+
+def describe_error(exc: BaseException) -> str:
+    """One readable line for a network error (aiohttp's own str() of a failed connect shows the `ssl=`
+    argument, e.g. an SSLContext object's repr, even for ws:// URLs)."""
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        return f"TLS certificate not accepted by {exc.host}:{exc.port}: {exc.certificate_error}"
+    if isinstance(exc, aiohttp.ClientConnectorSSLError):
+        return f"TLS (SSL) handshake with {exc.host}:{exc.port} failed: {exc.os_error}"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        os_err = exc.os_error
+        why = os_err.strerror or str(os_err) or type(os_err).__name__
+        return f"cannot connect to {exc.host}:{exc.port}: {why}"
+    if isinstance(exc, aiohttp.WSServerHandshakeError):
+        return f"websocket upgrade refused: HTTP {exc.status}"
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return f"HTTP {exc.status}: {exc.message}"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 async def read_limited(resp: aiohttp.ClientResponse, limit: int = MAX_HTTP_BODY) -> bytes:
@@ -63,6 +84,6 @@ async def request_json(
             except (ValueError, UnicodeDecodeError) as exc:
                 raise SessionError(f"{what}: response is not JSON") from exc
     except aiohttp.ClientError as exc:
-        raise SessionError(f"{what}: {type(exc).__name__}: {exc}") from exc
+        raise SessionError(f"{what}: {describe_error(exc)}") from exc
     except TimeoutError as exc:
         raise SessionError(f"{what}: timed out") from exc

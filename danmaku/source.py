@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 import aiohttp
 
-from broadcaster import metrics
 from common.retry import Backoff
+from danmaku import metrics
 from danmaku.event import Event
 
 log = logging.getLogger("danmaku")
@@ -30,6 +30,15 @@ class DecodeError(Exception):
         super().__init__(f"{kind}: {detail}" if detail else kind)
         self.kind = kind
         self.detail = detail
+
+
+# Inflated bytes a frame may cost on the event loop; a frame that would inflate past this (a big burst, or a
+# decompression bomb) is decoded in a worker thread, so it cannot stall the other rooms' chat.
+INLINE_INFLATE_BYTES = 256 * 1024
+
+
+class NeedsThread(Exception):
+    """A frame inflates past INLINE_INFLATE_BYTES: decode it off the event loop instead."""
 
 
 class SessionError(Exception):
@@ -121,6 +130,7 @@ class Source(ABC):
         self._connected = False
         self._silent = False
         self._last_warning = ""
+        self._warning_clears_on_recovery = True
         self._reconnects = 0
         self._unknown_commands = 0
         self._dropped = 0
@@ -181,6 +191,12 @@ class Source(ABC):
         await asyncio.shield(self._stop_task)
 
     async def _do_stop(self) -> None:
+        # Events owed to the consumer (e.g. combos still open) go out before the end-of-stream mark.
+        try:
+            for ev in self._last_events():
+                self._emit(ev)
+        except Exception:
+            log.exception("%s/%s: final events failed", self.room, self.name)
         if self._runner is not None and not self._runner.done():
             self._runner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -196,6 +212,10 @@ class Source(ABC):
     @abstractmethod
     async def _session(self) -> None:
         """One connection's life; return or raise to reconnect."""
+
+    def _last_events(self) -> list[Event]:
+        """Events still owed when the source stops for good (hook; default none)."""
+        return []
 
     async def _on_stop(self) -> None:  # noqa: B027 (an optional hook)
         """Clean-up after the last session (close HTTP clients, tell the platform we left)."""
@@ -218,7 +238,7 @@ class Source(ABC):
             self._queue.get_nowait()
             self._queue.put_nowait(event)
             self._dropped += 1
-            metrics.DROPS.labels(self.room, "source_queue_full").inc()
+            metrics.SOURCE_DROPPED_EVENTS.labels(self.room, self.name).inc()
 
     async def _emit_wait(self, event: Event) -> None:
         """Like _emit, but waits for room instead of dropping (replay, Redis: the upstream can wait)."""
@@ -242,13 +262,21 @@ class Source(ABC):
 
     def _set_connected(self, connected: bool) -> None:
         self._m_up.set(1 if connected and not self._silent else 0)
+        if connected and self._last_warning and self._warning_clears_on_recovery:
+            # Recovered: a warning about the failure that is now over would only mislead whoever looks.
+            self._last_warning = ""
+            if connected == self._connected:
+                self._notify()
         if connected != self._connected:
             self._connected = connected
             self._notify()
 
-    def _warn(self, message: str) -> None:
+    def _warn(self, message: str, *, until_recovery: bool = True) -> None:
+        """Logs and shows a warning in health. It clears when the source (re)connects, unless
+        `until_recovery` is False: then it describes a lasting condition (e.g. a rejected cookie)."""
         log.warning("%s/%s: %s", self.room, self.name, message)
         self._last_warning = message
+        self._warning_clears_on_recovery = until_recovery
         self._notify()
 
     def _notify(self) -> None:
@@ -323,8 +351,12 @@ class Source(ABC):
                 if isinstance(exc, DecodeError):
                     self.errors.add(exc.kind, exc.detail)
                     return f"connection dropped after undecodable input ({exc.kind})"
-                if isinstance(exc, (SessionError, OSError, asyncio.TimeoutError, aiohttp.ClientError)):
-                    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                if isinstance(exc, SessionError):
+                    return str(exc) or type(exc).__name__
+                if isinstance(exc, (OSError, asyncio.TimeoutError, aiohttp.ClientError)):
+                    from danmaku.net import describe_error
+
+                    return describe_error(exc)
                 # Anything else is still not allowed to kill the source, but it is a bug: log with traceback.
                 log.error("%s/%s: session failed", self.room, self.name, exc_info=exc)
                 return f"session failed: {type(exc).__name__}: {exc}"

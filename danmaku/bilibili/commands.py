@@ -1,6 +1,7 @@
 """Bilibili web live commands (DANMU_MSG, SEND_GIFT(_V2), SUPER_CHAT_MESSAGE, GUARD_BUY, …) → typed Events.
 
-Values are CNY: gold coins / 1000 (silver gifts are free, so 0), super chat price is already yuan.
+Values are exact milli-yuan: one gold coin is 1 (1000 = 1 CNY); silver gifts are free (0, never revenue);
+the super chat price is in yuan (× 1000). A gift is identified by its tid, so one seen twice counts once.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ import binascii
 import json
 import json.scanner
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from common.bounded import BoundedDict
 from danmaku import pb
-from danmaku.event import Event, EventKind, User
+from danmaku.event import Event, EventKind, User, cny_to_milli
 from danmaku.source import DecodeError
 
 PLATFORM = "bilibili"
@@ -72,22 +73,6 @@ def _str(x: Any) -> str:
     return "" if x is None else str(x)
 
 
-class _Recent:
-    """A bounded set of recent keys (the same guard purchase arrives as GUARD_BUY and USER_TOAST_MSG_V2)."""
-
-    def __init__(self, size: int = 512):
-        self._d: OrderedDict[str, None] = OrderedDict()
-        self._size = size
-
-    def seen(self, key: str) -> bool:
-        if key in self._d:
-            return True
-        self._d[key] = None
-        if len(self._d) > self._size:
-            self._d.popitem(last=False)
-        return False
-
-
 class WebNormalizer:
     """Turns command bodies (JSON bytes from op-5 packets) into Events appended to a list."""
 
@@ -102,7 +87,9 @@ class WebNormalizer:
         self._error = error
         self._unknown = unknown
         self._live = live
-        self._recent = _Recent()
+        # Recently counted money ids (gift tid, super chat id, guard purchase): a gift seen twice — V1 and V2
+        # forms, a JPN copy, a guard announced as GUARD_BUY and USER_TOAST_MSG_V2 — counts once.
+        self._recent: BoundedDict[str, None] = BoundedDict(4096)
         self._handlers: dict[str, Callable[[dict[str, Any], float, float], Event | list[Event] | None]] = {
             "DANMU_MSG": self._danmu,
             "DANMU_MSG_MIRROR": self._danmu,
@@ -207,13 +194,16 @@ class WebNormalizer:
         if obj["cmd"].startswith("DANMU_MSG_MIRROR"):
             extra["mirror"] = True
         return Event(
-            PLATFORM, self.room, EventKind.COMMENT, user, text, 0.0, f"dm:{uid}:{meta[4]}:{meta[5]}", extra, mono, wall
+            PLATFORM, self.room, EventKind.COMMENT, user, text, 0, f"dm:{uid}:{meta[4]}:{meta[5]}", extra, mono, wall
         )
 
     # ------------------------------------------------------------ gifts
 
-    def _gift(self, obj: dict[str, Any], mono: float, wall: float) -> Event:
+    def _gift(self, obj: dict[str, Any], mono: float, wall: float) -> Event | None:
         d = obj["data"]
+        tid = _str(d.get("tid") or d.get("rnd") or "")
+        if tid and self._recent.seen("gift:" + tid):
+            return None
         medal = d.get("medal_info") or {}
         user = User(
             id=str(d["uid"]),
@@ -235,9 +225,8 @@ class WebNormalizer:
         blind = d.get("blind_gift")
         if blind:
             extra["blind_gift"] = _str(blind.get("original_gift_name"))
-        tid = d.get("tid") or d.get("rnd") or ""
         return Event(
-            PLATFORM, self.room, EventKind.GIFT, user, "", total / 1000.0 if paid else 0.0,
+            PLATFORM, self.room, EventKind.GIFT, user, "", total if paid else 0,
             f"gift:{tid}", extra, mono, wall,
         )
 
@@ -267,9 +256,11 @@ class WebNormalizer:
             if blind:
                 extra["blind_gift"] = pb.get_str(blind, 3)
             tid = pb.get_str(g, 9) or str(pb.get_int(g, 12))
+            if tid and tid != "0" and self._recent.seen("gift:" + tid):
+                continue
             events.append(
                 Event(
-                    PLATFORM, self.room, EventKind.GIFT, user, "", total / 1000.0 if coin_type == "gold" else 0.0,
+                    PLATFORM, self.room, EventKind.GIFT, user, "", total if coin_type == "gold" else 0,
                     f"gift:{tid}", extra, mono, wall,
                 )
             )
@@ -286,7 +277,7 @@ class WebNormalizer:
             "total_num": _int(d.get("total_num")),
             "combo_id": _str(d.get("batch_combo_id")),
         }
-        return Event(PLATFORM, self.room, EventKind.SYSTEM, user, "", 0.0, "", extra, mono, wall)
+        return Event(PLATFORM, self.room, EventKind.SYSTEM, user, "", 0, "", extra, mono, wall)
 
     # ------------------------------------------------------------ super chat and guards
 
@@ -311,12 +302,12 @@ class WebNormalizer:
             raise DecodeError("shape", "super chat message is not a string")
         extra = {"duration_s": _int(d.get("time")), "sc_id": sc_id}
         return Event(
-            PLATFORM, self.room, EventKind.SUPER_CHAT, user, text, float(d["price"]), f"sc:{sc_id}", extra, mono, wall
+            PLATFORM, self.room, EventKind.SUPER_CHAT, user, text, cny_to_milli(d["price"]), f"sc:{sc_id}", extra, mono, wall
         )
 
     def _super_chat_delete(self, obj: dict[str, Any], mono: float, wall: float) -> Event:
         ids = [str(i) for i in obj["data"]["ids"]]
-        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0.0, "", {"type": "sc_delete", "ids": ids},
+        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0, "", {"type": "sc_delete", "ids": ids},
                      mono, wall)
 
     def _guard_event(self, uid: str, name: str, level: int, num: int, unit_price: int, start: int, gift: str,
@@ -326,7 +317,7 @@ class WebNormalizer:
             return None
         user = User(id=uid, name=name, guard_level=level)
         extra = {"guard_level": level, "count": num, "gift_name": gift}
-        return Event(PLATFORM, self.room, EventKind.GUARD, user, "", unit_price * num / 1000.0, key, extra,
+        return Event(PLATFORM, self.room, EventKind.GUARD, user, "", unit_price * num, key, extra,
                      mono, wall)
 
     def _guard_buy(self, obj: dict[str, Any], mono: float, wall: float) -> Event | None:
@@ -357,7 +348,7 @@ class WebNormalizer:
             kind = EventKind.SYSTEM
             extra["type"] = "share" if msg_type == 3 else "interact"
         user = User(str(uid), name, 0, medal_name, medal_level, 0, face)
-        return Event(PLATFORM, self.room, kind, user, "", 0.0, f"iw:{uid}:{msg_type}:{ts}", extra, mono, wall)
+        return Event(PLATFORM, self.room, kind, user, "", 0, f"iw:{uid}:{msg_type}:{ts}", extra, mono, wall)
 
     def _interact(self, obj: dict[str, Any], mono: float, wall: float) -> Event:
         d = obj["data"]
@@ -383,12 +374,12 @@ class WebNormalizer:
         medal = d.get("fans_medal") or {}
         user = User(id=str(d["uid"]), name=_str(d.get("uname")), medal_name=_str(medal.get("medal_name")),
                     medal_level=_int(medal.get("medal_level")))
-        return Event(PLATFORM, self.room, EventKind.LIKE, user, _str(d.get("like_text")), 0.0, "",
+        return Event(PLATFORM, self.room, EventKind.LIKE, user, _str(d.get("like_text")), 0, "",
                      {"count": 1}, mono, wall)
 
     def _like_update(self, obj: dict[str, Any], mono: float, wall: float) -> Event:
         total = _int(obj["data"]["click_count"])
-        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0.0, "", {"type": "likes_total", "total": total},
+        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0, "", {"type": "likes_total", "total": total},
                      mono, wall)
 
     # ------------------------------------------------------------ room state
@@ -396,15 +387,15 @@ class WebNormalizer:
     def _watched(self, obj: dict[str, Any], mono: float, wall: float) -> Event:
         d = obj["data"]
         extra = {"type": "watched", "num": _int(d["num"]), "text": _str(d.get("text_large"))}
-        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0.0, "", extra, mono, wall)
+        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0, "", extra, mono, wall)
 
     def _live_start(self, obj: dict[str, Any], mono: float, wall: float) -> Event:
         self._live(True)
-        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0.0, "", {"type": "live"}, mono, wall)
+        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0, "", {"type": "live"}, mono, wall)
 
     def _preparing(self, obj: dict[str, Any], mono: float, wall: float) -> Event:
         self._live(False)
-        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0.0, "", {"type": "ended"}, mono, wall)
+        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0, "", {"type": "ended"}, mono, wall)
 
 
 def _b64(s: Any) -> bytes:

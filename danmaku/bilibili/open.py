@@ -16,10 +16,11 @@ from typing import Any
 
 import aiohttp
 
+from common.bounded import BoundedDict
 from danmaku.bilibili.commands import _int, _str, loads
 from danmaku.bilibili.ws import BiliWsSource
 from danmaku.config import BilibiliOpenSource
-from danmaku.event import Event, EventKind, User
+from danmaku.event import Event, EventKind, User, cny_to_milli
 from danmaku.net import client_session, request_json
 from danmaku.source import DecodeError, SessionError
 
@@ -68,6 +69,8 @@ class OpenNormalizer:
                  live: Callable[[bool], None], interaction_end: Callable[[], None]):
         self.room = room
         self._error, self._unknown, self._live, self._end = error, unknown, live, interaction_end
+        # msg_ids already handed on: a message the platform sends again (after a reconnect) counts once.
+        self._seen: BoundedDict[str, None] = BoundedDict(8192)
         p = "LIVE_OPEN_PLATFORM_"
         self._handlers: dict[str, Callable[[dict[str, Any], float, float], Event | None]] = {
             p + "DM": self._dm,
@@ -117,6 +120,8 @@ class OpenNormalizer:
                 self._error("shape", f"{cmd}: {type(exc).__name__}: {exc}")
                 continue
             if ev is not None:
+                if ev.msg_id and self._seen.seen(ev.msg_id):
+                    continue
                 out.append(ev)
         return good
 
@@ -139,13 +144,13 @@ class OpenNormalizer:
         extra: dict[str, Any] = {"dm_type": _int(d.get("dm_type"))}
         if d.get("emoji_img_url"):
             extra["emoji_url"] = _str(d["emoji_img_url"])
-        return Event(PLATFORM, self.room, EventKind.COMMENT, self._user(d), text, 0.0, _str(d.get("msg_id")),
+        return Event(PLATFORM, self.room, EventKind.COMMENT, self._user(d), text, 0, _str(d.get("msg_id")),
                      extra, mono, wall)
 
     def _gift(self, d: dict[str, Any], mono: float, wall: float) -> Event:
         num = _int(d.get("gift_num"))
         paid = bool(d.get("paid"))
-        value = _int(d.get("price")) * num / 1000.0 if paid else 0.0
+        value = _int(d.get("price")) * num if paid else 0  # price in gold coins = milli-yuan
         extra: dict[str, Any] = {"gift_name": _str(d.get("gift_name")), "gift_id": _int(d.get("gift_id")),
                                  "count": num, "paid": paid}
         combo = d.get("combo_info")
@@ -163,7 +168,7 @@ class OpenNormalizer:
                     guard_level=level, medal_name=_str(d.get("fans_medal_name")),
                     medal_level=_int(d.get("fans_medal_level")))
         extra = {"guard_level": level, "count": num, "unit": _str(d.get("guard_unit"))}
-        return Event(PLATFORM, self.room, EventKind.GUARD, user, "", _int(d.get("price")) * num / 1000.0,
+        return Event(PLATFORM, self.room, EventKind.GUARD, user, "", _int(d.get("price")) * num,
                      _str(d.get("msg_id")), extra, mono, wall)
 
     def _sc(self, d: dict[str, Any], mono: float, wall: float) -> Event:
@@ -172,30 +177,30 @@ class OpenNormalizer:
             raise DecodeError("shape", "message is not a string")
         extra = {"sc_id": _str(d.get("message_id")),
                  "duration_s": max(0, _int(d.get("end_time")) - _int(d.get("start_time")))}
-        return Event(PLATFORM, self.room, EventKind.SUPER_CHAT, self._user(d), text, float(d["rmb"]),
+        return Event(PLATFORM, self.room, EventKind.SUPER_CHAT, self._user(d), text, cny_to_milli(d["rmb"]),
                      f"sc:{_str(d.get('message_id'))}", extra, mono, wall)
 
     def _sc_del(self, d: dict[str, Any], mono: float, wall: float) -> Event:
         ids = [str(i) for i in d["message_ids"]]
-        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0.0, _str(d.get("msg_id")),
+        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, "", 0, _str(d.get("msg_id")),
                      {"type": "sc_delete", "ids": ids}, mono, wall)
 
     def _like(self, d: dict[str, Any], mono: float, wall: float) -> Event:
-        return Event(PLATFORM, self.room, EventKind.LIKE, self._user(d), _str(d.get("like_text")), 0.0,
+        return Event(PLATFORM, self.room, EventKind.LIKE, self._user(d), _str(d.get("like_text")), 0,
                      _str(d.get("msg_id")), {"count": _int(d.get("like_count")) or 1}, mono, wall)
 
     def _enter(self, d: dict[str, Any], mono: float, wall: float) -> Event:
-        return Event(PLATFORM, self.room, EventKind.ENTER, self._user(d), "", 0.0, _str(d.get("msg_id")), {},
+        return Event(PLATFORM, self.room, EventKind.ENTER, self._user(d), "", 0, _str(d.get("msg_id")), {},
                      mono, wall)
 
     def _start(self, d: dict[str, Any], mono: float, wall: float) -> Event:
         self._live(True)
-        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, _str(d.get("title")), 0.0, _str(d.get("msg_id")),
+        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, _str(d.get("title")), 0, _str(d.get("msg_id")),
                      {"type": "live", "area": _str(d.get("area_name"))}, mono, wall)
 
     def _stop(self, d: dict[str, Any], mono: float, wall: float) -> Event:
         self._live(False)
-        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, _str(d.get("title")), 0.0, _str(d.get("msg_id")),
+        return Event(PLATFORM, self.room, EventKind.SYSTEM, None, _str(d.get("title")), 0, _str(d.get("msg_id")),
                      {"type": "ended"}, mono, wall)
 
     def _interaction_end(self, d: dict[str, Any], mono: float, wall: float) -> None:

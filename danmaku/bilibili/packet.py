@@ -1,7 +1,8 @@
 """Bilibili live WebSocket framing: 16-byte big-endian headers, several packets per frame, zlib/brotli nesting.
 
 Shared by the web client and the open platform. Inflating is capped (decompression bombs) and every malformed
-piece is counted per kind instead of raised, so one bad frame never costs the connection.
+piece is counted per kind instead of raised, so one bad frame never costs the connection. `decode_inline`
+gives up (NeedsThread) once a frame inflates past a small budget, so the caller can finish it off the loop.
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ import zlib
 from collections.abc import Callable
 
 import brotli
+
+from danmaku.source import NeedsThread
+
+ErrorSink = Callable[[str, str], None]
 
 HEADER = struct.Struct(">IHHII")
 HEADER_LEN = 16
@@ -54,42 +59,60 @@ class PacketDecoder:
 
     def decode(self, data: bytes) -> FrameResult:
         res = FrameResult()
-        self._walk(data, res, 0, [self.max_inflated])
+        self._walk(data, res, 0, [self.max_inflated], self._error, False)
         return res
 
-    def _walk(self, data: bytes, res: FrameResult, depth: int, budget: list[int]) -> None:
+    def decode_inline(self, data: bytes, inline_limit: int) -> FrameResult:
+        """As decode, but raises NeedsThread (reporting nothing) once the frame inflates past inline_limit."""
+        res = FrameResult()
+        errors: list[tuple[str, str]] = []
+        budget = [min(inline_limit, self.max_inflated)]
+        self._walk(data, res, 0, budget, lambda kind, detail: errors.append((kind, detail)), True)
+        for kind, detail in errors:
+            self._error(kind, detail)
+        return res
+
+    def decode_collecting(self, data: bytes) -> tuple[FrameResult, list[tuple[str, str]]]:
+        """As decode, with the errors returned instead of reported: safe to run in a worker thread."""
+        res = FrameResult()
+        errors: list[tuple[str, str]] = []
+        self._walk(data, res, 0, [self.max_inflated], lambda kind, detail: errors.append((kind, detail)), False)
+        return res, errors
+
+    def _walk(self, data: bytes, res: FrameResult, depth: int, budget: list[int], error: ErrorSink,
+              inline: bool) -> None:
         off = 0
         n = len(data)
         unpack = HEADER.unpack_from
         commands = res.commands
         while off < n:
             if n - off < HEADER_LEN:
-                self._error("truncated", f"{n - off} bytes left, less than a header")
+                error("truncated", f"{n - off} bytes left, less than a header")
                 return
             pack_len, hdr_len, ver, op, _seq = unpack(data, off)
             if hdr_len < HEADER_LEN or pack_len < hdr_len:
-                self._error("bad_length", f"pack_len={pack_len} header_len={hdr_len}")
+                error("bad_length", f"pack_len={pack_len} header_len={hdr_len}")
                 return
             end = off + pack_len
             if end > n:
-                self._error("truncated", f"pack_len={pack_len} but {n - off} bytes left")
+                error("truncated", f"pack_len={pack_len} but {n - off} bytes left")
                 return
             if op == OP_SEND_MSG_REPLY:
                 if ver in (VER_PLAIN, VER_HEARTBEAT):
                     commands.append(data[off + hdr_len : end])
                 elif ver in (VER_BROTLI, VER_ZLIB):
                     if depth >= _MAX_DEPTH:
-                        self._error("nesting", "compressed packets nested too deeply")
+                        error("nesting", "compressed packets nested too deeply")
                     else:
-                        inner = self._inflate(data[off + hdr_len : end], ver, budget)
+                        inner = self._inflate(data[off + hdr_len : end], ver, budget, error, inline)
                         if inner is not None:
-                            self._walk(inner, res, depth + 1, budget)
+                            self._walk(inner, res, depth + 1, budget, error, inline)
                 else:
-                    self._error("unknown_version", f"ver={ver}")
+                    error("unknown_version", f"ver={ver}")
             elif op == OP_HEARTBEAT_REPLY:
                 body = data[off + hdr_len : end]
                 if len(body) < 4:
-                    self._error("truncated", "heartbeat reply shorter than 4 bytes")
+                    error("truncated", "heartbeat reply shorter than 4 bytes")
                 else:
                     res.popularity = int.from_bytes(body[:4], "big")
                 # Quirk: pack_len covers only the 4-byte popularity; what follows is the echo of our
@@ -100,29 +123,34 @@ class PacketDecoder:
             # Other ops are not sent to clients; skip them quietly.
             off = end
 
-    def _inflate(self, body: bytes, ver: int, budget: list[int]) -> bytes | None:
+    @staticmethod
+    def _inflate(body: bytes, ver: int, budget: list[int], error: ErrorSink, inline: bool) -> bytes | None:
         limit = budget[0]
         try:
             if ver == VER_BROTLI:
                 d = brotli.Decompressor()
                 out = d.process(body, output_buffer_limit=limit + 1)
                 if len(out) > limit or (not d.is_finished() and not d.can_accept_more_data()):
-                    self._error("too_large", f"inflated body over {limit} bytes")
+                    if inline:
+                        raise NeedsThread
+                    error("too_large", f"inflated body over {limit} bytes")
                     return None
                 if not d.is_finished():
-                    self._error("bad_compression", "brotli stream ends early")
+                    error("bad_compression", "brotli stream ends early")
                     return None
             else:
                 z = zlib.decompressobj()
                 out = z.decompress(body, limit + 1)
                 if len(out) > limit or z.unconsumed_tail:
-                    self._error("too_large", f"inflated body over {limit} bytes")
+                    if inline:
+                        raise NeedsThread
+                    error("too_large", f"inflated body over {limit} bytes")
                     return None
                 if not z.eof:
-                    self._error("bad_compression", "zlib stream ends early")
+                    error("bad_compression", "zlib stream ends early")
                     return None
         except (brotli.error, zlib.error) as exc:
-            self._error("bad_compression", str(exc))
+            error("bad_compression", str(exc))
             return None
         budget[0] = limit - len(out)
         return out

@@ -113,7 +113,7 @@ class BilibiliWebClient(BiliWsSource):
         logged_in, nav_uid = self._nav or (False, 0)
         uid = cfg.uid if cfg.uid is not None else nav_uid
         if cfg.sessdata is not None and not logged_in:
-            self._warn("the SESSDATA cookie was not accepted (expired?); continuing anonymously")
+            self._warn("the SESSDATA cookie was not accepted (expired?); continuing anonymously", until_recovery=False)
 
         info = await self._get(f"{cfg.api_base}/room/v1/Room/get_info", "get_info", {"room_id": cfg.room_id})
         if info.get("code") != 0 or not isinstance(info.get("data"), dict):
@@ -187,9 +187,14 @@ class BilibiliWebClient(BiliWsSource):
         boot = self.boot
         if boot is not None and boot.wbi_rejected:
             return "the WBI signature was rejected (-352), so we connected without a token"
+        # The heartbeat reply's popularity says whether anyone is watching: with (almost) nobody there, no
+        # message at all is what a quiet room looks like, and blaming the login would send the operator astray.
+        if self.popularity is None or self.popularity <= 1:
+            return ("the room looks quiet (the server reports no audience), or it is off air; nothing seems "
+                    "wrong with the connection")
         if self.cfg.sessdata is None:
-            return ("not logged in (no sessdata): Bilibili rate-limits anonymous connections and masks "
-                    "their names; set sessdata")
+            return ("the room has an audience but we saw no message; we are not logged in (no sessdata) and "
+                    "Bilibili rate-limits anonymous connections and masks their names; set sessdata")
         if boot is not None and not boot.logged_in:
             return "the SESSDATA cookie has expired; renew sessdata"
         return "the account may be rate-limited, or the room's token/signature was rejected"

@@ -14,8 +14,8 @@ import aiohttp
 
 from danmaku.bilibili.packet import OP_AUTH, OP_HEARTBEAT, FrameResult, PacketDecoder, make_packet
 from danmaku.event import Event
-from danmaku.net import ssl_setting
-from danmaku.source import SessionError, Source
+from danmaku.net import describe_error, ssl_setting
+from danmaku.source import INLINE_INFLATE_BYTES, NeedsThread, SessionError, Source
 
 HEARTBEAT_BODY = b"{}"
 
@@ -64,7 +64,7 @@ class BiliWsSource(Source):
                 timeout=aiohttp.ClientWSTimeout(ws_receive=None, ws_close=2.0),
             )
         except (aiohttp.ClientError, aiohttp.WSServerHandshakeError) as exc:
-            raise SessionError(f"connect {_host(url)}: {type(exc).__name__}: {exc}") from exc
+            raise SessionError(f"connect {_host(url)}: {describe_error(exc)}") from exc
         heartbeat: asyncio.Task[None] | None = None
         try:
             await ws.send_bytes(make_packet(OP_AUTH, auth_body))
@@ -78,7 +78,7 @@ class BiliWsSource(Source):
                     msg = await ws.receive(timeout=read_timeout)
                 except TimeoutError as exc:
                     raise SessionError(f"no data from the server for {read_timeout:.0f} s") from exc
-                self._handle_ws_message(msg)
+                await self._handle_ws_message(msg)
         finally:
             if heartbeat is not None:
                 heartbeat.cancel()
@@ -97,7 +97,7 @@ class BiliWsSource(Source):
                 msg = await ws.receive(timeout=left)
             except TimeoutError as exc:
                 raise SessionError(f"no auth reply within {self.cfg.auth_timeout_s:g} s") from exc
-            res = self._handle_ws_message(msg)
+            res = await self._handle_ws_message(msg)
             if res is None or res.auth_code_body is None:
                 continue
             try:
@@ -110,9 +110,19 @@ class BiliWsSource(Source):
             self._on_auth_rejected(code)
             raise AuthRejected(f"auth rejected by the server (code {code}); fetching a new token")
 
-    def _handle_ws_message(self, msg: aiohttp.WSMessage) -> FrameResult | None:
+    async def _decode(self, data: bytes) -> FrameResult:
+        """Decodes a frame on the loop while it stays small; a big one (a burst, a bomb) in a worker thread."""
+        try:
+            return self._decoder.decode_inline(data, INLINE_INFLATE_BYTES)
+        except NeedsThread:
+            res, errors = await asyncio.to_thread(self._decoder.decode_collecting, data)
+            for kind, detail in errors:
+                self.errors.add(kind, detail)
+            return res
+
+    async def _handle_ws_message(self, msg: aiohttp.WSMessage) -> FrameResult | None:
         if msg.type == aiohttp.WSMsgType.BINARY:
-            res = self._decoder.decode(msg.data)
+            res = await self._decode(msg.data)
             if res.popularity is not None:
                 self.popularity = res.popularity
             if res.commands:

@@ -14,13 +14,13 @@ import hashlib
 import hmac
 import json
 import logging
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
+from common.bounded import BoundedDict
 from danmaku.config import DouyinPushSource
 from danmaku.event import Event, EventKind, User
 from danmaku.net import client_session, request_json
@@ -55,7 +55,7 @@ class DouyinPushReceiver(HttpReceiver):
     def __init__(self, cfg: DouyinPushSource, room_id: str):
         super().__init__(cfg, room_id)
         self.cfg: DouyinPushSource = cfg
-        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._seen: BoundedDict[str, None] = BoundedDict(cfg.dedup_size)
         self.duplicates = 0
         self.douyin_room_id: str | None = cfg.room_id
         self._access_token: str | None = None
@@ -116,12 +116,9 @@ class DouyinPushReceiver(HttpReceiver):
         raise ValueError("body is neither an array nor a {payload} wrapper")
 
     def _dup(self, msg_id: str) -> bool:
-        if msg_id in self._seen:
+        if self._seen.seen(msg_id):
             self.duplicates += 1
             return True
-        self._seen[msg_id] = None
-        if len(self._seen) > self.cfg.dedup_size:
-            self._seen.popitem(last=False)
         return False
 
     def _event(self, msg_type: str, d: dict[str, Any], msg_id: str) -> Event | None:
@@ -131,22 +128,22 @@ class DouyinPushReceiver(HttpReceiver):
             return Event(PLATFORM, self.room, EventKind.COMMENT, user, _s(d.get("content")), msg_id=mid)
         if msg_type == "live_gift":
             test = bool(d.get("test"))
-            value = _i(d.get("gift_value")) / 100.0  # reported in fen
+            value = _i(d.get("gift_value")) * 10  # reported in fen (0.01 CNY) = 10 milli-yuan
             if test and not self.cfg.accept_test_gifts:
-                value = 0.0
+                value = 0
             extra: dict[str, Any] = {"gift_id": _s(d.get("sec_gift_id")), "count": _i(d.get("gift_num"))}
             if test:
                 extra["test"] = True
             return Event(PLATFORM, self.room, EventKind.GIFT, user, "", value, mid, extra)
         if msg_type == "live_like":
-            return Event(PLATFORM, self.room, EventKind.LIKE, user, "", 0.0, mid, {"count": _i(d.get("like_num"))})
+            return Event(PLATFORM, self.room, EventKind.LIKE, user, "", 0, mid, {"count": _i(d.get("like_num"))})
         if msg_type == "live_fansclub":
             reason, level = _i(d.get("fansclub_reason_type")), _i(d.get("fansclub_level"))
             user = User(id=user.id, name=user.name, face=user.face, medal_level=level)
             if reason == 2:
-                return Event(PLATFORM, self.room, EventKind.FOLLOW, user, "", 0.0, mid,
+                return Event(PLATFORM, self.room, EventKind.FOLLOW, user, "", 0, mid,
                              {"fansclub": "join", "level": level})
-            return Event(PLATFORM, self.room, EventKind.SYSTEM, user, "", 0.0, mid,
+            return Event(PLATFORM, self.room, EventKind.SYSTEM, user, "", 0, mid,
                          {"type": "fansclub_upgrade", "level": level})
         self._unknown(msg_type or "?")
         return None

@@ -1,4 +1,9 @@
-"""Douyin webcast connector: ttwid + internal room id bootstrap, signed WS URL, PushFrame read loop with acks."""
+"""Douyin webcast connector: ttwid + internal room id bootstrap, signed WS URL, PushFrame read loop with acks.
+
+Bootstrap, as the public web client does it: (1) the live home page sets `ttwid`; (2) the room page gives the
+internal room id — but a cookie-less first visit may get only a `Set-Cookie: __ac_nonce=…` challenge page, which
+a second request carrying that cookie passes. Cookies live in a real jar, sent only to the hosts that set them.
+"""
 
 from __future__ import annotations
 
@@ -13,22 +18,24 @@ import time
 import urllib.parse
 
 import aiohttp
+from yarl import URL
 
 from danmaku.config import DouyinWebSource
 from danmaku.douyin.messages import (
     DouyinNormalizer,
+    Response,
+    decode_payload,
     encode_push_frame,
-    gunzip,
     parse_push_frame,
-    parse_response,
 )
 from danmaku.event import Event
-from danmaku.net import client_session, read_limited, ssl_setting
-from danmaku.source import DecodeError, SessionError, Source
+from danmaku.net import client_session, describe_error, read_limited, ssl_setting
+from danmaku.source import INLINE_INFLATE_BYTES, DecodeError, NeedsThread, SessionError, Source
 
 log = logging.getLogger("danmaku.douyin")
 
 _ROOM_ID = re.compile(rb'roomId\\?":\\?"(\d+)\\?"')
+AC_NONCE = "__ac_nonce"
 
 
 class DouyinWebClient(Source):
@@ -44,6 +51,8 @@ class DouyinWebClient(Source):
 
         self._signer = make_signer(cfg.signer, self._ssl)
         self._ttwid: str | None = cfg.ttwid.get_secret_value() if cfg.ttwid is not None else None
+        self._jar = aiohttp.CookieJar(unsafe=True, quote_cookie=False)  # unsafe: also IP hosts (tests, proxies)
+        self.challenges_passed = 0
         self.internal_room_id: str | None = None
         self._did = str(random.randrange(7_000_000_000_000_000_000, 7_999_999_999_999_999_999))
         self._url_index = 0
@@ -52,11 +61,13 @@ class DouyinWebClient(Source):
         self.acks_sent = 0
         self.last_signature = ""
         self._normalizer = DouyinNormalizer(room_id, self.errors.add, self._unknown, self._set_live,
-                                            cfg.diamond_cny, cfg.combo_timeout_s)
+                                            cfg.diamond_milli, cfg.combo_timeout_s)
+        self._combo_clock: asyncio.Task[None] | None = None
+        self._combo_wake = asyncio.Event()
 
     def _client(self) -> aiohttp.ClientSession:
         if self._http is None or self._http.closed:
-            self._http = client_session(self.cfg.http_timeout_s, self.cfg.user_agent)
+            self._http = client_session(self.cfg.http_timeout_s, self.cfg.user_agent, cookie_jar=self._jar)
         return self._http
 
     async def _get_text(self, url: str, headers: dict[str, str], what: str) -> tuple[bytes, aiohttp.ClientResponse]:
@@ -66,25 +77,41 @@ class DouyinWebClient(Source):
                 if resp.status >= 400:
                     raise SessionError(f"{what}: HTTP {resp.status}")
                 return body, resp
-        except (aiohttp.ClientError, TimeoutError) as exc:
-            raise SessionError(f"{what}: {type(exc).__name__}: {exc}") from exc
+        except aiohttp.ClientError as exc:
+            raise SessionError(f"{what}: {describe_error(exc)}") from exc
+        except TimeoutError as exc:
+            raise SessionError(f"{what}: timed out") from exc
+
+    def _cookie(self, name: str, url: URL) -> str | None:
+        morsel = self._jar.filter_cookies(url).get(name)
+        return morsel.value if morsel is not None and morsel.value else None
 
     async def _bootstrap(self) -> None:
+        live = URL(self.cfg.live_base + "/")
         if self._ttwid is None:
-            _, resp = await self._get_text(self.cfg.live_base + "/", {}, "live home page")
-            morsel = resp.cookies.get("ttwid")
-            if morsel is None or not morsel.value:
-                raise SessionError("live home page set no ttwid cookie")
-            self._ttwid = morsel.value
+            await self._get_text(str(live), {}, "bootstrap step 1 (live home page)")
+            self._ttwid = self._cookie("ttwid", live)
+            if self._ttwid is None:
+                raise SessionError("bootstrap step 1 (live home page): no ttwid cookie was set; the page changed "
+                                   "shape (set ttwid in the config from a browser meanwhile)")
         ms_token = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(107))
-        body, _ = await self._get_text(
-            f"{self.cfg.live_base}/{self.cfg.web_rid}",
-            {"Cookie": f"ttwid={self._ttwid}; msToken={ms_token}"},
-            "room page",
-        )
+        self._jar.update_cookies({"ttwid": self._ttwid, "msToken": ms_token}, live)
+        room_url = f"{self.cfg.live_base}/{self.cfg.web_rid}"
+        what = "bootstrap step 2 (room page)"
+        body, _ = await self._get_text(room_url, {}, what)
         m = _ROOM_ID.search(body)
+        if m is None and self._cookie(AC_NONCE, URL(room_url)) is not None:
+            # The first-visit challenge: the page only set __ac_nonce. Ask again with it, as the web client does.
+            body, _ = await self._get_text(room_url, {}, what + " with the __ac_nonce cookie")
+            m = _ROOM_ID.search(body)
+            if m is None:
+                raise SessionError(f"{what}: still the first-visit challenge after sending __ac_nonce back; Douyin "
+                                   "may now also want __ac_signature (computed by its acrawler JS): set ttwid from "
+                                   "a browser session")
+            self.challenges_passed += 1
         if m is None:
-            raise SessionError("room page has no roomId (room gone, or the page layout changed)")
+            raise SessionError(f"{what}: no roomId in the page: the room is gone, or the page changed shape "
+                               f"({len(body)} bytes, no challenge cookie)")
         self.internal_room_id = m.group(1).decode()
 
     def _params(self) -> dict[str, str]:
@@ -130,9 +157,13 @@ class DouyinWebClient(Source):
             self.internal_room_id = None
             raise SessionError(f"websocket upgrade refused: HTTP {exc.status} (signature rejected?)") from exc
         except aiohttp.ClientError as exc:
-            raise SessionError(f"connect: {type(exc).__name__}: {exc}") from exc
+            raise SessionError(f"connect: {describe_error(exc)}") from exc
         self._set_connected(True)
         self._failures = 0
+        if self._combo_clock is None or self._combo_clock.done():
+            # Lives across sessions: a combo cut by a reconnect is closed by its end frame on the next socket,
+            # or by this clock, never by the reconnect itself.
+            self._combo_clock = asyncio.create_task(self._close_stale_combos())
         hb = asyncio.create_task(self._heartbeats(ws))
         try:
             while True:
@@ -141,7 +172,7 @@ class DouyinWebClient(Source):
                 except TimeoutError as exc:
                     raise SessionError(f"no data for {self.cfg.read_timeout_s:g} s") from exc
                 if msg.type == aiohttp.WSMsgType.BINARY:
-                    ack = self._handle_frame(msg.data)
+                    ack = await self._handle_frame(msg.data)
                     if ack is not None:
                         await ws.send_bytes(ack)
                         self.acks_sent += 1
@@ -157,12 +188,8 @@ class DouyinWebClient(Source):
                 await hb
             with contextlib.suppress(Exception):
                 await ws.close()
-            out: list[Event] = []
-            self._normalizer.flush(out, force=True)
-            for ev in out:
-                self._emit(ev)
 
-    def _handle_frame(self, data: bytes) -> bytes | None:
+    async def _handle_frame(self, data: bytes) -> bytes | None:
         """Decodes one PushFrame; returns the ack frame to send when the server asked for one."""
         try:
             frame = parse_push_frame(data)
@@ -172,16 +199,20 @@ class DouyinWebClient(Source):
                 raise SessionError("the server sent a close frame")
             if frame.payload_type not in ("msg", ""):
                 return None
-            payload = frame.payload
-            if frame.payload_encoding == "gzip" or payload[:2] == b"\x1f\x8b":
-                payload = gunzip(payload, self.cfg.max_inflated_bytes)
-            resp = parse_response(payload)
+            limit = self.cfg.max_inflated_bytes
+            resp: Response
+            try:
+                resp = decode_payload(frame, limit, INLINE_INFLATE_BYTES)
+            except NeedsThread:
+                resp = await asyncio.to_thread(decode_payload, frame, limit)
         except DecodeError as exc:
             self.errors.add(exc.kind, exc.detail)
             return None
         self._touch()
         out: list[Event] = []
         self._normalizer.feed(resp.messages, out)
+        if self._normalizer.next_deadline() is not None:
+            self._combo_wake.set()
         for ev in out:
             self._emit(ev)
         if resp.need_ack:
@@ -197,6 +228,22 @@ class DouyinWebClient(Source):
                 return
             self.heartbeats_sent += 1
             await asyncio.sleep(self.cfg.heartbeat_s)
+
+    async def _close_stale_combos(self) -> None:
+        """Counts each combo whose end frame never came combo_timeout_s after its last step, traffic or not."""
+        while True:
+            deadline = self._normalizer.next_deadline()
+            if deadline is None:
+                self._combo_wake.clear()
+                await self._combo_wake.wait()
+                continue
+            delay = deadline - time.monotonic()
+            if delay > 0:
+                # Woken early when a new combo starts (its deadline cannot be earlier, but this keeps it simple).
+                with contextlib.suppress(TimeoutError):
+                    self._combo_wake.clear()
+                    await asyncio.wait_for(self._combo_wake.wait(), delay)
+                continue
             out: list[Event] = []
             self._normalizer.flush(out)
             for ev in out:
@@ -210,7 +257,17 @@ class DouyinWebClient(Source):
             return "no URL signature is configured (signer: none), so the server likely ignores this connection"
         return "the URL signature is stale or rejected (update the signer), or the ttwid cookie expired"
 
+    def _last_events(self) -> list[Event]:
+        # Stopping for good: a combo still open is counted now rather than lost.
+        out: list[Event] = []
+        self._normalizer.flush(out, force=True)
+        return out
+
     async def _on_stop(self) -> None:
+        if self._combo_clock is not None:
+            self._combo_clock.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._combo_clock
         if self._http is not None:
             await self._http.close()
             self._http = None

@@ -86,9 +86,9 @@ async def test_open_platform_session(fake: BiliOpenFake) -> None:
     dm = evs[0]
     assert (dm.kind, dm.text, dm.msg_id) == (EventKind.COMMENT, "你好", "d1")
     assert dm.user is not None and (dm.user.id, dm.user.guard_level, dm.user.medal_level) == ("o1", 3, 9)
-    assert evs[1].kind == EventKind.GIFT and evs[1].value_cny == pytest.approx(0.2) and evs[1].extra["combo_id"] == "c1"
-    assert evs[2].kind == EventKind.GUARD and evs[2].value_cny == pytest.approx(198.0)
-    assert evs[3].kind == EventKind.SUPER_CHAT and evs[3].value_cny == 50.0 and evs[3].extra["duration_s"] == 60
+    assert evs[1].kind == EventKind.GIFT and evs[1].value_milli == 200 and evs[1].extra["combo_id"] == "c1"
+    assert evs[2].kind == EventKind.GUARD and evs[2].value_milli == 198_000
+    assert evs[3].kind == EventKind.SUPER_CHAT and evs[3].value_milli == 50_000 and evs[3].extra["duration_s"] == 60
     assert evs[4].kind == EventKind.LIKE and evs[4].extra == {"count": 7}
     assert evs[5].kind == EventKind.ENTER
     assert evs[6].extra == {"type": "sc_delete", "ids": ["77"]}

@@ -130,22 +130,22 @@ async def test_session_decodes_every_command_and_heartbeats(fake: BiliWebFake) -
     assert dm.msg_id == "dm:1001:1700000000000:1"
 
     silver, gold = evs[1], evs[2]
-    assert silver.kind == EventKind.GIFT and silver.value_cny == 0.0 and silver.extra["count"] == 2
-    assert gold.value_cny == pytest.approx(0.3) and gold.extra["gift_name"] == "牛哇"
+    assert silver.kind == EventKind.GIFT and silver.value_milli == 0 and silver.extra["count"] == 2
+    assert gold.value_milli == 300 and gold.value_cny == 0.3 and gold.extra["gift_name"] == "牛哇"
     assert gold.user is not None and gold.user.medal_level == 20 and gold.user.guard_level == 2
 
     v2a, v2b = evs[3], evs[4]
     assert v2a.extra == {"gift_name": "小花花", "gift_id": 31036, "count": 5, "coin_type": "gold"}
-    assert v2a.value_cny == pytest.approx(0.5) and v2a.user is not None and v2a.user.name == "送礼人"
+    assert v2a.value_milli == 500 and v2a.user is not None and v2a.user.name == "送礼人"
     assert v2a.user.medal_name == "粉丝团" and v2a.user.medal_level == 12 and v2a.user.guard_level == 3
-    assert v2b.value_cny == 0.0 and v2b.extra["gift_name"] == "辣条"
+    assert v2b.value_milli == 0 and v2b.extra["gift_name"] == "辣条"
 
     sc = evs[5]
-    assert sc.kind == EventKind.SUPER_CHAT and sc.value_cny == 30.0 and sc.text == "请问这个多少钱"
+    assert sc.kind == EventKind.SUPER_CHAT and sc.value_milli == 30_000 and sc.text == "请问这个多少钱"
     assert sc.user is not None and sc.user.name == "SC老板" and sc.msg_id == "sc:555"
 
     guard = evs[6]  # GUARD_BUY and USER_TOAST_MSG_V2 describe one purchase: one Event
-    assert guard.kind == EventKind.GUARD and guard.value_cny == pytest.approx(198.0)
+    assert guard.kind == EventKind.GUARD and guard.value_milli == 198_000
     assert guard.user is not None and guard.user.guard_level == 3
     assert evs[7].kind == EventKind.ENTER and evs[7].user is not None and evs[7].user.face == "https://face/iw.jpg"
     assert evs[8].kind == EventKind.FOLLOW and evs[8].user is not None and evs[8].user.id == "1007"
@@ -217,11 +217,16 @@ async def test_server_drop_reconnects_and_events_flow_again(fake: BiliWebFake) -
 async def test_auth_failure_fetches_a_fresh_token(fake: BiliWebFake) -> None:
     fake.reject_tokens.add("tok1")
     src = open_source(cfg_for(fake), "room-d")
+    changes: list[Any] = []
+    src.add_health_listener(changes.append)
     col = Collector(src)
     await asyncio.wait_for(fake.connected.wait(), 5)
     assert fake.tokens_issued == ["tok1", "tok2"]
     assert [a["key"] for a in fake.auth_bodies] == ["tok1", "tok2"]
-    assert "auth rejected" in src.health().last_warning
+    assert any("auth rejected" in c.last_warning for c in changes)
+    # Recovered: health no longer shows the old failure.
+    await until(lambda: src.health().connected)
+    assert src.health().last_warning == "" and changes[-1].last_warning == ""
     await fake.push([cmd_packet(danmu(3, "c", "ok now"))])
     assert (await col.wait_for(1))[0].text == "ok now"
     await col.close()

@@ -118,8 +118,8 @@ async def test_gift_combos_count_once_on_repeat_end(fake: DouyinWebFake) -> None
     await fake.push([gift(15, 23, repeat=1, end=0, group=777), gift(16, 23, repeat=2, end=0, group=777)])
     evs = await col.wait_for(3)
     combo, single, lost = evs[0], evs[1], evs[2]
-    assert combo.kind == EventKind.GIFT and combo.extra["count"] == 3 and combo.value_cny == pytest.approx(0.3)
-    assert single.extra["gift_name"] == "玫瑰" and single.value_cny == pytest.approx(1.0)
+    assert combo.kind == EventKind.GIFT and combo.extra["count"] == 3 and combo.value_milli == 300
+    assert single.extra["gift_name"] == "玫瑰" and single.value_milli == 1000
     assert lost.extra["count"] == 2 and lost.extra.get("combo_end_missing") is True
     await asyncio.sleep(0.4)
     assert len(col.events) == 3  # nothing counted twice

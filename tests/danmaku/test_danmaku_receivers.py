@@ -87,8 +87,8 @@ async def test_douyin_push_session() -> None:
         assert (c.kind, c.text, c.msg_id, c.platform) == (EventKind.COMMENT, "hello 主播", "dyp:m1", "douyin")
         assert c.user == User(id="u1", name="甲", face="https://a/1.jpg")
         g1, g2 = evs[1], evs[2]
-        assert g1.kind == EventKind.GIFT and g1.value_cny == pytest.approx(3.0) and g1.extra["count"] == 3
-        assert g2.value_cny == 0.0 and g2.extra["test"] is True
+        assert g1.kind == EventKind.GIFT and g1.value_milli == 3000 and g1.extra["count"] == 3
+        assert g2.value_milli == 0 and g2.extra["test"] is True
         assert evs[3].kind == EventKind.LIKE and evs[3].extra == {"count": 12}
         assert evs[4].kind == EventKind.FOLLOW and evs[4].extra["fansclub"] == "join"
         assert len(col.events) == 5
@@ -131,7 +131,7 @@ async def test_webhook_token_and_events() -> None:
     evs = await col.wait_for(2)
     assert evs[0].room == "wh" and evs[0].platform == "twitch" and evs[0].text == "hi" and evs[0].msg_id == "x1"
     assert evs[0].user is not None and evs[0].user.level == 3
-    assert evs[1].kind == EventKind.GIFT and evs[1].value_cny == 5.0
+    assert evs[1].kind == EventKind.GIFT and evs[1].value_milli == 5000
     assert src.health().decode_errors == {"auth": 2, "shape": 1, "utf8": 1, "too_large": 1}
     await col.close()
 
@@ -174,7 +174,7 @@ async def test_redis_stream_group_with_acks(redis_server: Any) -> None:
                                              "text": "sc"})})
     evs = await col.wait_for(7)
     assert [e.text for e in evs] == ["pending", "m0", "m1", "m2", "m3", "m4", "sc"]
-    assert evs[1].platform == "crawler" and evs[1].room == "rs" and evs[6].value_cny == 30.0
+    assert evs[1].platform == "crawler" and evs[1].room == "rs" and evs[6].value_milli == 30_000
     await until(lambda: r.xpending("danmaku", "va")["pending"] == 0)
     assert src.health().decode_errors == {"json": 1, "shape": 1}
     await col.close()
