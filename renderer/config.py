@@ -192,6 +192,9 @@ class AvatarConfig(Model):
     face_box: tuple[int, int, int, int] | None = (
         None  # portrait: x, y, w, h of the face in the photo's pixels
     )
+    # portrait: a JSON file of named face points in the photo's pixels (renderer/README.md), used
+    # instead of detection; for photos the face mesh cannot read (or reads wrongly)
+    landmarks: Path | None = None
     seed: int = 0
     lead_frames: float = Field(0.5, ge=0, le=1)  # how far (in frames) the mouth may anticipate the sound
     style: BuiltinStyle = BuiltinStyle()
@@ -203,6 +206,11 @@ class AvatarConfig(Model):
     @field_validator("path")
     @classmethod
     def _exists(cls, v: Path | None, info: ValidationInfo) -> Path | None:
+        return _check_file(v, info)
+
+    @field_validator("landmarks")
+    @classmethod
+    def _landmarks_exists(cls, v: Path | None, info: ValidationInfo) -> Path | None:
         return _check_file(v, info)
 
     @field_validator("face_box")
@@ -219,4 +227,6 @@ class AvatarConfig(Model):
             raise ValueError(f"avatar kind {self.kind!r} needs 'path' ({what})")
         if self.face_box is not None and self.kind != "portrait":
             raise ValueError("face_box applies only to kind 'portrait'")
+        if self.landmarks is not None and self.kind != "portrait":
+            raise ValueError("landmarks applies only to kind 'portrait'")
         return self

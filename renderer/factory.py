@@ -123,9 +123,19 @@ def _rig_height(box: tuple[int, int, int, int], aspect: float) -> int:
 
 
 def build_avatar(
-    cfg: AvatarConfig, width: int, height: int, fps: int, *, base_dir: Path | None = None
+    cfg: AvatarConfig,
+    width: int,
+    height: int,
+    fps: int,
+    *,
+    base_dir: Path | None = None,
+    cache_dir: Path | None = None,
 ) -> CompositeAvatar:
-    """Load and precompute everything for a room's avatar; raises AvatarError naming key and file on bad input."""
+    """Load and precompute everything for a room's avatar; raises AvatarError naming key and file on bad input.
+
+    `base_dir` resolves relative paths (when the config loader has not already); `cache_dir` (the
+    daemon's state dir) keeps detected face landmarks per photo hash, so a restart skips detection.
+    """
     if width < 64 or height < 64 or width % 2 or height % 2:
         raise AvatarError(f"canvas {width}x{height}: expected even sizes of at least 64 px")
     cv2.setNumThreads(1)  # one room, one core: OpenCV's own threads would fight the encoder's
@@ -151,7 +161,16 @@ def build_avatar(
         from renderer.portrait import PortraitFigure
 
         assert cfg.path is not None
-        figure = PortraitFigure(resolve_path(cfg.path, base_dir), cfg.face_box, box, width, height, cfg)
+        figure = PortraitFigure(
+            resolve_path(cfg.path, base_dir),
+            cfg.face_box,
+            box,
+            width,
+            height,
+            cfg,
+            landmarks_file=resolve_path(cfg.landmarks, base_dir) if cfg.landmarks is not None else None,
+            cache_dir=cache_dir,
+        )
     background = Background(cfg.background, width, height, fps, base_dir)
     overlays = Overlays(cfg.overlays, width, height, base_dir)
     return CompositeAvatar(cfg, width, height, fps, figure, background, overlays)
