@@ -9,6 +9,7 @@ import hmac
 import json
 import logging
 import os
+import secrets
 import socket
 import time
 from typing import Any
@@ -147,12 +148,17 @@ class RedisStreamConsumer(Source):
 
 
 class ReplayPlayer(Source):
-    """Plays a JSONL file of Events with their original timing ("t" offsets, else received_wall gaps) / speed."""
+    """Plays a JSONL file of Events with their original timing ("t" offsets, else received_wall gaps) / speed.
+
+    Looping, every pass is new chat as far as anyone downstream can tell: each event gets a message id unique
+    to this run and pass (`<id>~<run>.<pass>`), and arrival times of now, so consumers that rightly drop
+    repeated ids (the director, a Redis dedup window shared across restarts) answer every pass, for hours."""
 
     def __init__(self, cfg: ReplaySource, room_id: str):
         super().__init__(cfg, room_id)
         self.cfg: ReplaySource = cfg
         self.plays = 0
+        self._run_id = secrets.token_hex(4)
 
     async def _session(self) -> None:
         path = self.cfg.path.expanduser()
@@ -174,6 +180,7 @@ class ReplayPlayer(Source):
         speed = self.cfg.speed
         start = time.monotonic()
         t0: float | None = None
+        fresh_ids = self.cfg.loop
         for n, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -203,5 +210,9 @@ class ReplayPlayer(Source):
                 await asyncio.sleep(0)  # let the consumer run between lines
             self._touch()
             # Arrival is now, not when the line was parsed (before the wait): latency is measured from here.
-            ev = dataclasses.replace(ev, received_mono=time.monotonic(), received_wall=time.time())
+            if fresh_ids:
+                ev = dataclasses.replace(ev, msg_id=f"{ev.msg_id or f'line{n}'}~{self._run_id}.{self.plays}",
+                                         received_mono=time.monotonic(), received_wall=time.time())
+            else:
+                ev = dataclasses.replace(ev, received_mono=time.monotonic(), received_wall=time.time())
             await self._emit_wait(ev)

@@ -385,6 +385,9 @@ class DouyinWebFake(FakeServer):
         self.connected = asyncio.Event()
         self.acked = asyncio.Event()
         self.cookies_seen: list[str] = []
+        # The anti-bot first visit: a room page request without __ac_nonce gets only that cookie and no room data.
+        self.ac_challenge = False
+        self.room_page_roomless = False  # the page changed shape: never any roomId
         r = self.app.router
         self.sign_requests: list[dict[str, Any]] = []
         r.add_get("/", self._home)
@@ -403,9 +406,17 @@ class DouyinWebFake(FakeServer):
         return web.json_response({"signature": "SIG-" + body["x_ms_stub"][:8]})
 
     async def _room(self, req: web.Request) -> web.Response:
-        self.cookies_seen.append(req.headers.get("Cookie", ""))
-        if "ttwid=" not in req.headers.get("Cookie", ""):
+        cookie = req.headers.get("Cookie", "")
+        self.cookies_seen.append(cookie)
+        if self.ac_challenge and "__ac_nonce=" not in cookie:
+            resp = web.Response(text="<html><head><script>/* acrawler challenge */</script></head></html>",
+                                content_type="text/html")
+            resp.set_cookie("__ac_nonce", "0673f1a2b00e5d1c8a4f1", path="/")
+            return resp
+        if "ttwid=" not in cookie:
             return web.Response(status=403)
+        if self.room_page_roomless:
+            return web.Response(text="<html><body>新版页面</body></html>", content_type="text/html")
         html = f'<script>self.__pace_f.push([1,"{{\\"state\\":{{\\"roomStore\\":{{\\"roomInfo\\":{{\\"roomId\\":\\"{self.ROOM_ID}\\"'
         return web.Response(text=html + "}}}}]</script>", content_type="text/html")
 

@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import itertools
 import sys
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -183,4 +184,85 @@ async def test_silent_room_names_the_signature(fake: DouyinWebFake) -> None:
     await until(lambda: src.health().silent)
     assert "signature" in src.health().last_warning and not src.health().healthy
     await until(lambda: len(fake.conns) >= 2)  # it reconnects by itself
+    await col.close()
+
+
+async def test_combo_split_across_a_reconnect_counts_once_with_its_exact_value(fake: DouyinWebFake) -> None:
+    src = open_source(cfg_for(fake, combo_timeout_s=5.0), "dy-g")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    # Steps 1–3 of a 0.1 CNY gift on the first socket …
+    await fake.push([gift(30, 41, repeat=1, end=0, group=9001), gift(31, 41, repeat=2, end=0, group=9001),
+                     gift(32, 41, repeat=3, end=0, group=9001)])
+    await until(lambda: 32 in src._normalizer._seen_ids)  # type: ignore[attr-defined]
+    fake.connected.clear()
+    await fake.drop_all()
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    # … the new socket replays the last steps (same message ids), then step 4 and the end frame at 5.
+    await fake.push([gift(31, 41, repeat=2, end=0, group=9001), gift(32, 41, repeat=3, end=0, group=9001),
+                     gift(33, 41, repeat=4, end=0, group=9001), gift(34, 41, repeat=5, end=1, group=9001)])
+    evs = await col.wait_for(1)
+    g = evs[0]
+    assert g.kind == EventKind.GIFT and g.extra["count"] == 5 and g.value_milli == 500  # 5 × 1 diamond × 100
+    assert "combo_end_missing" not in g.extra and g.msg_id == "dyg:41:4001:9001"
+    # A step or a second end frame of the counted combo arriving late changes nothing.
+    await fake.push([gift(35, 41, repeat=4, end=0, group=9001), gift(36, 41, repeat=5, end=1, group=9001)])
+    await fake.push([chat(37, 1, "a", "after")])
+    await col.wait_for(2)
+    await asyncio.sleep(0.2)
+    assert [e.kind for e in col.events] == [EventKind.GIFT, EventKind.COMMENT]
+    assert sum(e.value_milli for e in col.events) == 500
+    await col.close()
+
+
+async def test_combo_without_end_frame_closes_on_its_timer_with_no_traffic(fake: DouyinWebFake) -> None:
+    timeout = 0.6
+    # No heartbeat inside the window and no messages: only the combo clock can close the combo.
+    src = open_source(cfg_for(fake, combo_timeout_s=timeout, heartbeat_s=30.0), "dy-h")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    await fake.push([gift(50, 42, repeat=1, end=0, group=77), gift(51, 42, repeat=2, end=0, group=77)])
+    await until(lambda: 51 in src._normalizer._seen_ids)  # type: ignore[attr-defined]
+    last_step = time.monotonic()
+    evs = await col.wait_for(1, timeout=timeout + 3)
+    closed_after = evs[0].received_mono - last_step
+    assert timeout - 0.05 <= closed_after <= timeout + 1.0
+    assert evs[0].extra["combo_end_missing"] is True and evs[0].value_milli == 200
+    await col.close()
+    assert len(col.events) == 1  # stopping does not count it again
+
+
+async def test_open_combo_is_counted_when_the_source_stops(fake: DouyinWebFake) -> None:
+    src = open_source(cfg_for(fake, combo_timeout_s=30.0), "dy-i")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    await fake.push([gift(60, 43, repeat=3, end=0, group=5)])
+    await until(lambda: 60 in src._normalizer._seen_ids)  # type: ignore[attr-defined]
+    await col.close()
+    assert [(e.extra["count"], e.value_milli) for e in col.events] == [(3, 300)]
+
+
+async def test_first_visit_cookie_challenge_is_passed(fake: DouyinWebFake) -> None:
+    fake.ac_challenge = True
+    src = open_source(cfg_for(fake), "dy-j")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    first, second = fake.cookies_seen[:2]
+    assert "__ac_nonce" not in first and "ttwid=1%7Cfake-ttwid" in first
+    assert "__ac_nonce=0673f1a2b00e5d1c8a4f1" in second and "ttwid=1%7Cfake-ttwid" in second
+    assert src.challenges_passed == 1 and src.health().reconnects == 0  # type: ignore[attr-defined]
+    assert fake.conns[-1].query["room_id"] == DouyinWebFake.ROOM_ID
+    await fake.push([chat(70, 1, "a", "进来了")])
+    assert (await col.wait_for(1))[0].text == "进来了"
+    await col.close()
+
+
+async def test_room_page_that_changed_shape_names_the_step(fake: DouyinWebFake) -> None:
+    fake.room_page_roomless = True
+    src = open_source(cfg_for(fake), "dy-k")
+    col = Collector(src)
+    await until(lambda: src.health().reconnects >= 1)
+    warning = src.health().last_warning
+    assert "bootstrap step 2 (room page)" in warning and "changed shape" in warning, warning
+    assert not fake.conns
     await col.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import time
@@ -280,3 +281,42 @@ async def test_shipped_demo_chat_replays_cleanly() -> None:
     assert len(got) == len(path.read_text(encoding="utf-8").splitlines())
     assert src.health().decode_errors == {}
     assert {e.kind for e in got} >= {EventKind.COMMENT, EventKind.GIFT, EventKind.SUPER_CHAT, EventKind.GUARD}
+
+
+async def test_looping_replay_gives_every_pass_fresh_ids_and_arrival_times(tmp_path: Path) -> None:
+    rows = [{"t": 0.0, "kind": "comment", "user": {"name": "a"}, "text": "杯子多少钱", "msg_id": "d1"},
+            {"t": 0.0, "kind": "gift", "user": {"name": "b"}, "value_milli": 100, "msg_id": "g1"},
+            {"t": 0.0, "kind": "comment", "user": {"name": "c"}, "text": "没有id的弹幕"}]
+    path = tmp_path / "loop.jsonl"
+    _write(path, rows)
+    cfg = ReplaySource.model_validate({"type": "replay", "path": str(path), "speed": 0, "loop": True})
+    src = open_source(cfg, "demo")
+    got: list[Event] = []
+    async for ev in src.events():
+        got.append(ev)
+        if len(got) == 3 * 4:  # four passes
+            break
+    ids = [e.msg_id for e in got]
+    assert len(set(ids)) == len(ids) and all(ids)  # never a repeated id, pass after pass
+    assert [e.text for e in got[:3]] == [e.text for e in got[9:12]]  # the same chat, though
+    assert ids[0].startswith("d1~") and ids[2].startswith("line3~")
+    assert all(b.received_wall >= a.received_wall and b.received_mono >= a.received_mono
+               for a, b in itertools.pairwise(got))
+    # A second run of the same recording (a restart) does not reuse the first run's ids either.
+    again = open_source(cfg, "demo")
+    first = [ev async for ev in _take(again.events(), 3)]
+    assert not {e.msg_id for e in first} & set(ids)
+
+    # Without loop the recording's own ids are kept.
+    once = open_source(ReplaySource.model_validate({"type": "replay", "path": str(path), "speed": 0}), "demo")
+    assert [e.msg_id async for e in once.events()] == ["d1", "g1", ""]
+
+
+async def _take(it: Any, n: int) -> Any:
+    k = 0
+    async for x in it:
+        yield x
+        k += 1
+        if k == n:
+            await it.aclose()
+            return
