@@ -174,9 +174,10 @@ def bench_triage(events: int) -> None:
         r = rng.random()
         user = User(f"u{rng.randrange(20000)}", f"观众{rng.randrange(20000)}")
         if r < 0.001:
-            evs.append(Event("b", "bench", EventKind.SUPER_CHAT, user, "请问" + rng.choice(questions), 30.0, received_mono=now[0]))
+            evs.append(Event("b", "bench", EventKind.SUPER_CHAT, user, "请问" + rng.choice(questions), 30_000,
+                             received_mono=now[0]))
         elif r < 0.03:
-            evs.append(Event("b", "bench", EventKind.GIFT, user, "", 0.1, extra={"gift_name": "小心心"}, received_mono=now[0]))
+            evs.append(Event("b", "bench", EventKind.GIFT, user, "", 100, extra={"gift_name": "小心心"}, received_mono=now[0]))
         elif r < 0.3:
             evs.append(Event("b", "bench", EventKind.COMMENT, user, rng.choice(questions) + rng.choice(["", "？", "呀"]),
                              received_mono=now[0]))

@@ -11,30 +11,11 @@ import types
 from pathlib import Path
 
 import pytest
+from director_helpers import Clock, cfg, director, ev, metric_drops, moderator
 
-from broadcaster import metrics
-from broadcaster.brain.config import BrainConfig
 from broadcaster.director import Director, TriagedLine
 from broadcaster.lines import LineSource
 from danmaku.event import Event, EventKind, User
-
-
-class Clock:
-    def __init__(self, t: float = 1000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-def _cfg(**over) -> BrainConfig:
-    return BrainConfig.model_validate(over)
-
-
-def _ev(clock: Clock, kind: EventKind, text: str = "", user: str = "u", value: float = 0.0, msg_id: str = "",
-        **extra) -> Event:
-    return Event("test", "room", kind, User(user, user), text, value, msg_id=msg_id, extra=extra,
-                 received_mono=clock.t)
 
 
 def _deep_size(root: object) -> int:
@@ -53,19 +34,15 @@ def _deep_size(root: object) -> int:
     return total
 
 
-def _drops(room: str, reason: str) -> float:
-    return metrics.DROPS.labels(room, reason)._value.get()
-
-
 def test_ranking_super_chat_guard_gift_question_comment() -> None:
     c = Clock()
-    d = Director("rank", _cfg(triage={"gift_batch_s": 0}), fps_clock=c)
-    d.offer(_ev(c, EventKind.COMMENT, "今天心情不错", "a"))
-    d.offer(_ev(c, EventKind.COMMENT, "能保温多久？", "b"))
-    d.offer(_ev(c, EventKind.GIFT, "", "c", gift_name="小心心"))
-    d.offer(_ev(c, EventKind.GUARD, "", "d", guard_level=3))
-    d.offer(_ev(c, EventKind.SUPER_CHAT, "有没有大容量的", "e", value=30))
-    d.offer(_ev(c, EventKind.SUPER_CHAT, "包邮吗", "f", value=100))
+    d = director("rank", c, triage={"gift_batch_s": 0})
+    d.offer(ev(c, EventKind.COMMENT, "今天心情不错", "a"))
+    d.offer(ev(c, EventKind.COMMENT, "能保温多久？", "b"))
+    d.offer(ev(c, EventKind.GIFT, "", "c", gift_name="小心心"))
+    d.offer(ev(c, EventKind.GUARD, "", "d", guard_level=3))
+    d.offer(ev(c, EventKind.SUPER_CHAT, "有没有大容量的", "e", value_milli=30_000))
+    d.offer(ev(c, EventKind.SUPER_CHAT, "包邮吗", "f", value_milli=100_000))
     kinds = []
     while (line := d.pick()) is not None:
         kinds.append((line.kind, line.source))
@@ -81,39 +58,39 @@ def test_ranking_super_chat_guard_gift_question_comment() -> None:
 
 def test_near_duplicates_merge_with_counts_and_answered_ones_are_not_repeated() -> None:
     c = Clock()
-    d = Director("merge", _cfg(), fps_clock=c)
+    d = director("merge", c)
     for user, text in [("a", "这个杯子多少钱？"), ("b", "主播这个杯子多少钱呀"), ("c", "杯子多少钱!!"),
                        ("d", "这个杯子多少錢")]:
-        d.offer(_ev(c, EventKind.COMMENT, text, user))
-    d.offer(_ev(c, EventKind.COMMENT, "什么时候发货", "e"))
+        d.offer(ev(c, EventKind.COMMENT, text, user))
+    d.offer(ev(c, EventKind.COMMENT, "什么时候发货", "e"))
     line = d.pick()
     assert isinstance(line, TriagedLine)
     assert line.count == 4 and line.names == ("a", "b", "c", "d") and "等4人" in line.banner
     assert d.drops["merged"] == 3
     c.t += 5
-    d.offer(_ev(c, EventKind.COMMENT, "杯子多少钱", "z"))  # answered moments ago
+    d.offer(ev(c, EventKind.COMMENT, "杯子多少钱", "z"))  # answered moments ago
     assert d.drops["recently_answered"] == 1
     assert d.pick().text == "什么时候发货"
 
 
 def test_rate_limit_noise_duplicates_and_moderation_are_counted() -> None:
     c = Clock()
-    d = Director("limits", _cfg(triage={"user_burst": 2, "user_rate_per_min": 6}), fps_clock=c)
-    before = _drops("limits", "rate_limit")
+    d = director("limits", c, triage={"user_burst": 2, "user_rate_per_min": 6})
+    before = metric_drops("limits", "rate_limit")
     for i in range(6):
-        d.offer(_ev(c, EventKind.COMMENT, f"第{i}个问题是什么呢", "spammer"))
-    assert d.drops["rate_limit"] == 4 and _drops("limits", "rate_limit") == before + 4
+        d.offer(ev(c, EventKind.COMMENT, f"第{i}个问题是什么呢", "spammer"))
+    assert d.drops["rate_limit"] == 4 and metric_drops("limits", "rate_limit") == before + 4
     c.t += 10  # 6/min refills one token in 10 s
-    d.offer(_ev(c, EventKind.COMMENT, "新的问题是什么呢", "spammer"))
+    d.offer(ev(c, EventKind.COMMENT, "新的问题是什么呢", "spammer"))
     assert d.drops["rate_limit"] == 4
-    d.offer(_ev(c, EventKind.COMMENT, "6666666", "x"))
-    d.offer(_ev(c, EventKind.COMMENT, "哈哈哈哈哈", "x"))
+    d.offer(ev(c, EventKind.COMMENT, "6666666", "x"))
+    d.offer(ev(c, EventKind.COMMENT, "哈哈哈哈哈", "x"))
     assert d.drops["noise"] == 2
-    d.offer(_ev(c, EventKind.COMMENT, "发货快吗", "y", msg_id="m1"))
-    d.offer(_ev(c, EventKind.COMMENT, "发货快吗", "y", msg_id="m1"))
+    d.offer(ev(c, EventKind.COMMENT, "发货快吗", "y", msg_id="m1"))
+    d.offer(ev(c, EventKind.COMMENT, "发货快吗", "y", msg_id="m1"))
     assert d.drops["duplicate_id"] == 1
-    d.offer(_ev(c, EventKind.COMMENT, "主播是 傻 逼", "troll"))
-    d.offer(_ev(c, EventKind.LIKE, "", "fan"))
+    d.offer(ev(c, EventKind.COMMENT, "主播是 傻 逼", "troll"))
+    d.offer(ev(c, EventKind.LIKE, "", "fan"))
     assert d.drops["moderation"] == 1 and d.drops["ignored_kind"] == 1
     snap = d.snapshot()
     verdicts = {r["user"]: r["verdict"] for r in snap["recent"]}
@@ -121,59 +98,45 @@ def test_rate_limit_noise_duplicates_and_moderation_are_counted() -> None:
     assert verdicts["spammer"] in ("ok", "rate limited")
 
 
-def test_held_comments_wait_for_the_operator() -> None:
-    c = Clock()
-    d = Director("hold", _cfg(moderation={"action": "hold", "words": ["竞品"]}), fps_clock=c)
-    d.offer(_ev(c, EventKind.COMMENT, "你们和竞品比怎么样？", "v"))
-    assert d.pick() is None
-    held = d.snapshot()["held"]
-    assert len(held) == 1 and "竞品" in held[0]["verdict"]
-    assert d.approve(held[0]["id"]) is True
-    assert d.pick().text.startswith("你们和竞品比")
-    d.offer(_ev(c, EventKind.COMMENT, "竞品更便宜吗", "w"))
-    hid = d.snapshot()["held"][0]["id"]
-    assert d.reject(hid) and not d.approve(hid)
-
-
 def test_gifts_are_thanked_in_batches() -> None:
     c = Clock()
-    d = Director("gifts", _cfg(triage={"gift_batch_s": 8, "gift_batch_names": 3}), fps_clock=c)
-    d.offer(_ev(c, EventKind.GIFT, "", "小红", gift_name="小心心"))
-    d.offer(_ev(c, EventKind.GIFT, "", "小红", gift_name="小心心"))
-    d.offer(_ev(c, EventKind.GIFT, "", "小明", gift_name="辣条", count=5))
+    d = director("gifts", c, triage={"gift_batch_s": 8, "gift_batch_names": 3})
+    d.offer(ev(c, EventKind.GIFT, "", "小红", gift_name="小心心"))
+    d.offer(ev(c, EventKind.GIFT, "", "小红", gift_name="小心心"))
+    d.offer(ev(c, EventKind.GIFT, "", "小明", gift_name="辣条", count=5))
     assert d.pick() is None  # the batch is still open
     c.t += 8
     line = d.pick()
     assert line.source == LineSource.THANKS and line.text == "谢谢小红和小明送的辣条和小心心！"
     assert line.count == 3 and d.drops["gift_batched"] == 2
     for name in ["甲", "乙", "丙", "丁"]:
-        d.offer(_ev(c, EventKind.GIFT, "", name, gift_name="荧光棒"))
+        d.offer(ev(c, EventKind.GIFT, "", name, gift_name="荧光棒"))
     line = d.pick()  # three names reached: no need to wait out the window
     assert line.text.startswith("谢谢甲、乙和丙") or line.text.startswith("谢谢甲、乙、丙")
-    d.offer(_ev(c, EventKind.GIFT, "", "傻逼", gift_name="荧光棒"))  # a rude name is never read out
+    d.offer(ev(c, EventKind.GIFT, "", "傻逼", gift_name="荧光棒"))  # a rude name is never read out
     c.t += 8
     assert "这位朋友" in d.pick().text
 
 
 def test_operator_lines_jump_the_queue_and_stale_lines_are_dropped() -> None:
     c = Clock()
-    d = Director("op", _cfg(), fps_clock=c)
-    d.offer(_ev(c, EventKind.SUPER_CHAT, "能保温多久", "rich", value=500))
-    d.offer(_ev(c, EventKind.COMMENT, "什么时候发货呢", "q"))
+    d = director("op", c)
+    d.offer(ev(c, EventKind.SUPER_CHAT, "能保温多久", "rich", value_milli=500_000))
+    d.offer(ev(c, EventKind.COMMENT, "什么时候发货呢", "q"))
     op = d.say("  插播一条：今晚十点有抽奖！ ")
     assert op.source == LineSource.OPERATOR and op.text == "插播一条：今晚十点有抽奖！"
     assert d.urgent_waiting()
     assert d.pick() is op
     assert d.pick().kind == "super_chat"
     c.t += 60  # the question's 25 s deadline passed
-    stale = _drops("op", "stale")
+    stale = metric_drops("op", "stale")
     assert d.pick() is None
-    assert d.drops["stale"] == 1 and _drops("op", "stale") == stale + 1
+    assert d.drops["stale"] == 1 and metric_drops("op", "stale") == stale + 1
 
 
 def test_talk_track_fills_silence_one_line_ahead_at_most(talk_file: Path) -> None:
     c = Clock()
-    d = Director("talk", _cfg(talk={"file": str(talk_file), "gap_s": 1.0}), fps_clock=c,
+    d = Director("talk", cfg(talk={"file": str(talk_file), "gap_s": 1.0}), moderator(), fps_clock=c,
                  wall_clock=lambda: dt.datetime(2026, 1, 1, 12, 0))
     first = d.pick()
     assert first.source == LineSource.SCRIPT and first.kind == "script" and first.segment == "opening"
@@ -182,7 +145,7 @@ def test_talk_track_fills_silence_one_line_ahead_at_most(talk_file: Path) -> Non
         assert d.pick() is None
     assert d.snapshot()["script_outstanding"] == 1
     # A viewer's question is not held back by the script.
-    d.offer(_ev(c, EventKind.COMMENT, "能保温多久", "v"))
+    d.offer(ev(c, EventKind.COMMENT, "能保温多久", "v"))
     assert d.urgent_waiting()
     answer = d.pick()
     assert answer.source == LineSource.ANSWER
@@ -204,7 +167,7 @@ def test_talk_track_fills_silence_one_line_ahead_at_most(talk_file: Path) -> Non
 
 
 async def test_next_line_waits_for_events_and_times_out() -> None:
-    d = Director("wait", _cfg())
+    d = director("wait")
     loop = asyncio.get_running_loop()
     t0 = loop.time()
     assert await d.next_line(timeout=0.05) is None
@@ -225,8 +188,7 @@ def test_flood_of_1000_events_per_second_for_60_seconds() -> None:
     """60 s of 1,000 events/s on a simulated clock; the anchor takes a line every 4 s."""
     c = Clock(0.0)
     queue_max = 24
-    d = Director("flood", _cfg(triage={"queue_max": queue_max, "gift_batch_s": 5, "max_tracked_users": 500}),
-                 fps_clock=c)
+    d = director("flood", c, triage={"queue_max": queue_max, "gift_batch_s": 5, "max_tracked_users": 500})
     rng = random.Random(7)
     questions = ["多少钱", "包邮吗", "能保温多久", "什么颜色好看", "什么时候发货", "可以退货吗", "有发票吗",
                  "容量多大", "杯盖漏水吗", "能装咖啡吗"]
@@ -237,26 +199,26 @@ def test_flood_of_1000_events_per_second_for_60_seconds() -> None:
     pending_sc: dict[str, float] = {}
     max_queue = 0
     size_30s = 0
-    stale_before = _drops("flood", "stale")
+    stale_before = metric_drops("flood", "stale")
     for ms in range(60_000):
         c.t = ms / 1000.0
         r = rng.random()
         user = f"user{rng.randrange(2000)}"
         if r < 0.0001:  # a super chat every ~10 s
             text = f"请问{rng.choice(questions)}？第{ms}号"
-            d.offer(_ev(c, EventKind.SUPER_CHAT, text, user, value=rng.choice([30, 50, 100])))
+            d.offer(ev(c, EventKind.SUPER_CHAT, text, user, value_milli=rng.choice([30_000, 50_000, 100_000])))
             pending_sc[text] = c.t
             sc_offered += 1
         elif r < 0.02:
-            d.offer(_ev(c, EventKind.GIFT, "", user, gift_name=rng.choice(["小心心", "辣条"])))
+            d.offer(ev(c, EventKind.GIFT, "", user, gift_name=rng.choice(["小心心", "辣条"])))
         elif r < 0.25:
-            d.offer(_ev(c, EventKind.COMMENT, rng.choice(questions) + rng.choice(["", "？", "呀", "啊主播"]), user))
+            d.offer(ev(c, EventKind.COMMENT, rng.choice(questions) + rng.choice(["", "？", "呀", "啊主播"]), user))
         elif r < 0.6:
-            d.offer(_ev(c, EventKind.COMMENT, rng.choice(chatter) + str(rng.randrange(100000)), user))
+            d.offer(ev(c, EventKind.COMMENT, rng.choice(chatter) + str(rng.randrange(100000)), user))
         elif r < 0.8:
-            d.offer(_ev(c, EventKind.ENTER, "", user))
+            d.offer(ev(c, EventKind.ENTER, "", user))
         else:
-            d.offer(_ev(c, EventKind.COMMENT, f"随便聊聊第{ms}条弹幕内容", user))
+            d.offer(ev(c, EventKind.COMMENT, f"随便聊聊第{ms}条弹幕内容", user))
         offered += 1
         max_queue = max(max_queue, len(d._queue))
         if ms % 4000 == 3999:  # the anchor finishes a line every 4 s
@@ -287,7 +249,7 @@ def test_flood_of_1000_events_per_second_for_60_seconds() -> None:
     assert sc_offered >= 3 and max(sc_waits) < d.tcfg.deadlines.super_chat
     # Stale lines were dropped and counted, in the director and in the metric.
     assert d.drops.get("stale", 0) > 0
-    assert _drops("flood", "stale") - stale_before == d.drops["stale"]
+    assert metric_drops("flood", "stale") - stale_before == d.drops["stale"]
     assert d.drops["queue_full"] > 0 and d.drops["merged"] > 0 and d.drops["ignored_kind"] > 0
     # Every event is accounted for: a line, a drop with its reason, or still waiting.
     in_lines = sum(1 for line in picked)
@@ -297,7 +259,7 @@ def test_flood_of_1000_events_per_second_for_60_seconds() -> None:
 
 @pytest.mark.parametrize("kind", [EventKind.COMMENT, EventKind.SUPER_CHAT])
 def test_garbage_events_never_raise(kind: EventKind) -> None:
-    d = Director("garbage", _cfg())
+    d = director("garbage")
     for text in ["", " ", "\x00\x01", "🙂" * 500, "a" * 10000, "\ud800"]:
         d.offer(Event("test", "garbage", kind, None, text))
     d.offer(Event("test", "garbage", EventKind.GIFT, None, "", extra={"count": "many"}))
