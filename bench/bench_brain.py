@@ -205,7 +205,7 @@ def bench_triage(events: int) -> None:
     print(f"triage of {events} mixed events on one core (simulated 1,000 events/s):")
     print(f"  Director.offer       {events / ours:10.0f} events/s  ({ours / events * 1e6:.1f} µs/event)   (budget ≥ 10,000/s)")
     print(f"  normalize only       {events / floor:10.0f} events/s  ({floor / events * 1e6:.1f} µs/event)   (baseline floor)")
-    print(f"  triage costs {ours / floor:.1f}× the normalization floor; queue {len(d._queue)}, drops {dict(d.drops)}")
+    print(f"  triage costs {ours / floor:.1f}× the normalization floor; queue {len(d.queue)}, drops {dict(d.drops)}")
 
 
 def main() -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 
 from pydantic import Field
 
 from common.config import Model
+from danmaku.event import cny_to_milli
 
 
 class PrioritiesConfig(Model):
@@ -58,6 +60,11 @@ class TriageConfig(Model):
     thanks_guard: str = "感谢{name}开通{guard}，欢迎上船！"
     thanks_follow: str = "欢迎{names}的关注！"
     recent_chat: int = Field(100, ge=0, le=10000)  # kept for the operator console
+
+    @cached_property
+    def gift_min_milli(self) -> int:
+        """gift_min_cny as the exact integer Event.value_milli is compared with."""
+        return cny_to_milli(self.gift_min_cny)
 
 
 class TalkConfig(Model):

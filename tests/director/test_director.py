@@ -220,7 +220,7 @@ def test_flood_of_1000_events_per_second_for_60_seconds() -> None:
         else:
             d.offer(ev(c, EventKind.COMMENT, f"随便聊聊第{ms}条弹幕内容", user))
         offered += 1
-        max_queue = max(max_queue, len(d._queue))
+        max_queue = max(max_queue, len(d.queue))
         if ms % 4000 == 3999:  # the anchor finishes a line every 4 s
             line = d.pick()
             if line is not None:
@@ -235,8 +235,8 @@ def test_flood_of_1000_events_per_second_for_60_seconds() -> None:
     # Bounded: the queue never exceeded its limit; per-user and per-message state is capped, and
     # everything the director holds (queue, users, message ids, recent chat, …) stopped growing.
     assert max_queue <= queue_max
-    assert len(d._msg_ids) <= 4096 and len(d._users) <= d.tcfg.max_tracked_users
-    assert len(d._recent) <= d.tcfg.recent_chat and len(d._answered) <= 1000
+    assert len(d.seen_ids) <= 4096 and len(d.rates.users) <= d.tcfg.max_tracked_users
+    assert len(d._recent) <= d.tcfg.recent_chat and len(d.queue.answered) <= 1000
     assert size_end < size_30s * 1.25 + 64 * 1024, (size_30s, size_end)
     # Super chats first: no other line was taken while one waited (checked above); after the flood
     # the anchor works through the rest, and none of them went stale.
@@ -253,7 +253,7 @@ def test_flood_of_1000_events_per_second_for_60_seconds() -> None:
     assert d.drops["queue_full"] > 0 and d.drops["merged"] > 0 and d.drops["ignored_kind"] > 0
     # Every event is accounted for: a line, a drop with its reason, or still waiting.
     in_lines = sum(1 for line in picked)
-    waiting = len(d._queue) + (1 if d._gifts is not None else 0)
+    waiting = len(d.queue) + (1 if d.thanks.gifts is not None else 0)
     assert offered == in_lines + sum(d.drops.values()) + waiting
 
 

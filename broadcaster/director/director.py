@@ -1,0 +1,249 @@
+"""The Director: a room's chat in, the next line to say out; operator lines and the talk track.
+
+`offer(event)` is synchronous and cheap (microseconds): `triage` decides what the event asks for,
+the queue merges near-duplicates and keeps the best lines, `Thanks` batches gifts and follows. Every
+event that will not get its own line is counted by reason (metrics DROPS and `snapshot()["drops"]`).
+
+`pick()` / `next_line()` hand out the best line now: operator lines first, then the best of queued
+answers and thanks and the ready gift batch, dropping lines whose deadline has passed; when nothing
+waits and `Pacing` says the stage is idle, a talk-track line.
+
+All times come from the injected clock (`fps_clock`), so tests drive hours of chat in milliseconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from broadcaster import metrics
+from broadcaster.brain.moderation import Moderator
+from broadcaster.director.config import DirectorConfig
+from broadcaster.director.pacing import Pacing
+from broadcaster.director.queue import LineQueue
+from broadcaster.director.talk import TalkTrack
+from broadcaster.director.thanks import Thanks
+from broadcaster.director.triage import (
+    SEEN_IDS,
+    Candidate,
+    Drop,
+    Dropped,
+    RateLimiter,
+    SafeNames,
+    Thank,
+    TriagedLine,
+    triage,
+)
+from broadcaster.lines import Line, LineKind, LineSource
+from common.bounded import BoundedDict
+from danmaku.event import Event
+
+log = logging.getLogger(__name__)
+
+
+class Director:
+    def __init__(self, room: str, cfg: DirectorConfig, moderator: Moderator, *,
+                 fps_clock: Callable[[], float] = time.monotonic,
+                 wall_clock: Callable[[], dt.datetime] = dt.datetime.now) -> None:
+        self.room = room
+        self.cfg = cfg
+        self.tcfg = tcfg = cfg.triage
+        self.clock = fps_clock
+        self.wall_clock = wall_clock
+        self.moderator = moderator
+        self.queue = LineQueue(tcfg.queue_max, merge_similarity=tcfg.merge_similarity,
+                               merge_window_s=tcfg.merge_window_s, on_drop=self._drop)
+        self.thanks = Thanks(tcfg)
+        self.pacing = Pacing(cfg.talk)
+        self.seen_ids: BoundedDict[str, None] = BoundedDict(SEEN_IDS)
+        self.rates = RateLimiter(tcfg.user_burst, tcfg.user_rate_per_min, tcfg.max_tracked_users)
+        self.names = SafeNames(moderator)
+        self._operator: deque[Line] = deque()
+        self._recent: deque[dict[str, Any]] = deque(maxlen=tcfg.recent_chat)
+        self.drops: dict[str, int] = {}
+        self._drop_metric: dict[Drop, Any] = {}
+        self._depth = metrics.QUEUE_DEPTH.labels(room)
+        self._wakeup: asyncio.Event | None = None
+        # Called with (event, verdict) for every comment moderation blocked: the room writes it to the audit log.
+        self.on_blocked: Callable[[Event, str], None] | None = None
+        self.talk: TalkTrack | None = None
+        if cfg.talk.file is not None:
+            self.talk = TalkTrack.load(cfg.talk.file, cfg.talk.variables)
+
+    # -- bookkeeping ------------------------------------------------------------------------------------
+
+    def _drop(self, reason: Drop, n: int = 1) -> None:
+        self.drops[reason.value] = self.drops.get(reason.value, 0) + n
+        child = self._drop_metric.get(reason)
+        if child is None:
+            child = self._drop_metric[reason] = metrics.DROPS.labels(self.room, reason.value)
+        child.inc(n)
+
+    def _note(self, event: Event, verdict: str, kind: str) -> None:
+        if self._recent.maxlen:
+            self._recent.append({
+                "at": event.received_wall,
+                "user": event.user.name if event.user is not None else "",
+                "kind": kind,
+                "text": event.text,
+                "verdict": verdict,
+            })
+
+    def _wake(self) -> None:
+        if self._wakeup is not None:
+            self._wakeup.set()
+
+    def _push(self, c: Candidate, event: Event, now: float) -> None:
+        if self.queue.push(c, event, now):
+            self._wake()
+        self._depth.set(len(self.queue))
+
+    # -- chat in ----------------------------------------------------------------------------------------
+
+    def offer(self, event: Event) -> None:
+        """Takes one chat event; never blocks and never raises for bad input."""
+        try:
+            self._offer(event)
+        except Exception:  # one odd event must not take the room down
+            log.exception("room %s: triage failed for an event", self.room)
+            self._drop(Drop.ERROR)
+
+    def _offer(self, event: Event) -> None:
+        now = self.clock()
+        got = triage(event, now, self.tcfg, moderator=self.moderator, seen=self.seen_ids, rates=self.rates,
+                     names=self.names, has_room=self.queue.has_room)
+        if type(got) is Dropped:
+            if got.reason == Drop.MODERATION:
+                metrics.MODERATION_BLOCKS.labels(self.room, "input").inc()
+                self._note(event, got.verdict, event.kind.value)
+                if self.on_blocked is not None:
+                    self.on_blocked(event, got.verdict)
+            elif got.reason == Drop.RATE_LIMIT:
+                self._note(event, "rate limited", event.kind.value)
+            self._drop(got.reason)
+        elif type(got) is Thank:
+            if got.kind == LineKind.GUARD:
+                self._push(self.thanks.guard(got), event, now)
+            elif self.thanks.add(got, now):
+                self._drop(Drop.GIFT_BATCHED if got.kind == LineKind.GIFT else Drop.FOLLOW_BATCHED)
+        else:
+            assert type(got) is Candidate
+            self._note(event, "ok", got.kind.value)
+            if got.kind != LineKind.SUPER_CHAT:
+                if self.queue.merge(got.key, got.name, now):
+                    self._drop(Drop.MERGED)
+                    return
+                if self.queue.recently_answered(got.key, now):
+                    self._drop(Drop.RECENTLY_ANSWERED)
+                    return
+            self._push(got, event, now)
+
+    # -- operator ---------------------------------------------------------------------------------------
+
+    def say(self, text: str) -> Line:
+        """An operator line: jumps the queue (the brain still moderates it)."""
+        now = self.clock()
+        line = TriagedLine(text=text.strip(), source=LineSource.OPERATOR, priority=self.cfg.operator.priority,
+                           deadline_mono=now + self.tcfg.deadlines.operator, created_mono=now,
+                           kind=LineKind.OPERATOR)
+        if len(self._operator) >= self.cfg.operator.queue_max:
+            self._operator.popleft()
+            self._drop(Drop.OPERATOR_OVERFLOW)
+        self._operator.append(line)
+        self._wake()
+        return line
+
+    # -- lines out --------------------------------------------------------------------------------------
+
+    def urgent_waiting(self) -> bool:
+        """True when something better than the talk track waits (the stage may cut a script line short)."""
+        now = self.clock()
+        return bool(self._operator) or self.queue.live(now) or self.thanks.gifts_ready(now)
+
+    def line_done(self, line: Line) -> None:
+        """Optional hint from the stage: the line finished (or was cut)."""
+        self.pacing.line_done(line, self.clock())
+
+    def pick(self) -> Line | None:
+        """The best line right now, or None (non-blocking)."""
+        now = self.clock()
+        line = self._pick(now)
+        if line is not None:
+            self.pacing.handed(line, now)
+        self._depth.set(len(self.queue))
+        return line
+
+    def _pick(self, now: float) -> Line | None:
+        while self._operator:
+            line = self._operator.popleft()
+            if line.deadline_mono >= now:
+                return line
+            self._drop(Drop.STALE)
+        self.queue.purge_stale(now)
+        best = self.queue.best()
+        if self.thanks.gifts_ready(now) and (best is None or best.priority < self.tcfg.priorities.gift):
+            return self.thanks.gift_line(now)
+        if best is not None:
+            return self.queue.take(best, now)
+        if self.thanks.follows_ready(now):
+            return self.thanks.follow_line(now)
+        return self._script(now)
+
+    def _script(self, now: float) -> Line | None:
+        if self.talk is None or self.thanks.open or not self.pacing.script_due(now):
+            return None
+        got = self.talk.next(now, self.wall_clock().time())
+        if got is None:
+            return None
+        segment, text = got
+        return TriagedLine(text=text, source=LineSource.SCRIPT, priority=0,
+                           deadline_mono=now + self.tcfg.deadlines.script, created_mono=now,
+                           kind=LineKind.SCRIPT, segment=segment)
+
+    def _next_timer(self, now: float) -> float:
+        """Seconds until something time-based may produce a line (a batch's window, the talk track)."""
+        waits = [0.5, *self.thanks.due_in(now)]
+        if self.talk is not None:
+            waits.append(self.pacing.due_in(now))
+        return max(0.005, min(waits))
+
+    async def next_line(self, timeout: float | None = None) -> Line | None:
+        """Waits up to timeout seconds (forever when None) for the best line; None when nothing came."""
+        if self._wakeup is None:
+            self._wakeup = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        end = None if timeout is None else loop.time() + timeout
+        while True:
+            line = self.pick()
+            if line is not None:
+                return line
+            remaining = None if end is None else end - loop.time()
+            if remaining is not None and remaining <= 0:
+                return None
+            wait = self._next_timer(self.clock())
+            if remaining is not None:
+                wait = min(wait, remaining)
+            self._wakeup.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wakeup.wait(), wait)
+
+    # -- console ----------------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the operator console shows: queue, operator lines, recent chat with verdicts, drop counts."""
+        now = self.clock()
+        return {
+            "room": self.room,
+            "queue": self.queue.rows(now),
+            "operator": [line.text for line in self._operator],
+            "gift_batch": self.thanks.snapshot(now),
+            "recent": list(self._recent),
+            "drops": dict(self.drops),
+            "script_outstanding": self.pacing.outstanding,
+        }

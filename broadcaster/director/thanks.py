@@ -1,0 +1,124 @@
+"""Thanks: gifts and follows batched into one line per window, and a guard's own thanks line.
+
+A batch opens with its first gift (or follow) and is ready `gift_batch_s` later, or as soon as it
+names `gift_batch_names` people; its line names them ("谢谢小红和小明送的辣条和小心心！") and the two
+gifts given most. Money is summed exactly, in Event.value_milli.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from broadcaster.director.config import TriageConfig
+from broadcaster.director.triage import Candidate, Thank, TriagedLine
+from broadcaster.lines import LineKind, LineSource
+from danmaku.event import MILLI_PER_CNY
+
+GUARD_NAMES = {1: "总督", 2: "提督", 3: "舰长"}
+MAX_LINE_NAMES = 20  # names a thanks line carries (for the console and audit)
+
+
+@dataclass(slots=True)
+class Batch:
+    started: float
+    people: dict[str, dict[str, int]] = field(default_factory=dict)  # name → gift → count, in order of arrival
+    value_milli: int = 0
+    events: int = 0
+
+
+def join_names(names: list[str], limit: int) -> str:
+    """甲 / 甲和乙 / 甲、乙和丙 / 甲、乙、丙等4位朋友."""
+    shown = names[:limit]
+    if len(names) > limit:
+        return "、".join(shown) + f"等{len(names)}位朋友"
+    if len(shown) <= 1:
+        return "".join(shown)
+    return "、".join(shown[:-1]) + "和" + shown[-1]
+
+
+class Thanks:
+    def __init__(self, cfg: TriageConfig) -> None:
+        self.cfg = cfg
+        self.gifts: Batch | None = None
+        self.follows: Batch | None = None
+
+    @property
+    def open(self) -> bool:
+        """A gift or follow batch is collecting (the talk track waits for its thanks)."""
+        return self.gifts is not None or self.follows is not None
+
+    def add(self, thank: Thank, now: float) -> bool:
+        """Adds a gift or follow to its batch; True when an open batch's line already covers it."""
+        if thank.kind == LineKind.GIFT:
+            if self.gifts is None:
+                self.gifts = Batch(now)
+            batch = self.gifts
+            gifts = batch.people.setdefault(thank.name, {})
+            gifts[thank.gift] = gifts.get(thank.gift, 0) + thank.count
+            batch.value_milli += thank.value_milli
+        else:
+            if self.follows is None:
+                self.follows = Batch(now)
+            batch = self.follows
+            batch.people.setdefault(thank.name, {})
+        batch.events += 1
+        return batch.events > 1
+
+    def guard(self, thank: Thank) -> Candidate:
+        """A guard is thanked on its own line, ranked in the queue with the answers."""
+        text = self.cfg.thanks_guard.format(name=thank.name, guard=GUARD_NAMES.get(thank.guard_level, "舰长"))
+        return Candidate(LineKind.GUARD, self.cfg.priorities.guard, "", text, thank.name, thank.deadline,
+                         LineSource.THANKS)
+
+    def _ready(self, batch: Batch | None, now: float) -> bool:
+        if batch is None:
+            return False
+        return now - batch.started >= self.cfg.gift_batch_s or len(batch.people) >= self.cfg.gift_batch_names
+
+    def gifts_ready(self, now: float) -> bool:
+        return self._ready(self.gifts, now)
+
+    def follows_ready(self, now: float) -> bool:
+        return self._ready(self.follows, now)
+
+    def gift_line(self, now: float) -> TriagedLine:
+        """Closes the gift batch into its thanks line."""
+        batch = self.gifts
+        assert batch is not None
+        self.gifts = None
+        totals: dict[str, int] = {}
+        for gifts in batch.people.values():
+            for g, c in gifts.items():
+                totals[g] = totals.get(g, 0) + c
+        top = sorted(totals, key=lambda g: -totals[g])[:2]
+        names = list(batch.people)
+        text = self.cfg.thanks_gifts.format(names=join_names(names, self.cfg.gift_batch_names),
+                                            gifts="和".join(top) if top else "礼物")
+        return self._line(text, batch, LineKind.GIFT, self.cfg.priorities.gift, self.cfg.deadlines.gift, now)
+
+    def follow_line(self, now: float) -> TriagedLine:
+        """Closes the follow batch into its welcome line."""
+        batch = self.follows
+        assert batch is not None
+        self.follows = None
+        text = self.cfg.thanks_follow.format(names=join_names(list(batch.people), self.cfg.gift_batch_names))
+        return self._line(text, batch, LineKind.FOLLOW, self.cfg.priorities.follow, self.cfg.deadlines.follow, now)
+
+    @staticmethod
+    def _line(text: str, batch: Batch, kind: LineKind, priority: int, deadline_s: float, now: float) -> TriagedLine:
+        return TriagedLine(text=text, source=LineSource.THANKS, priority=priority,
+                           deadline_mono=batch.started + deadline_s, created_mono=now,
+                           kind=kind, count=batch.events, names=tuple(list(batch.people)[:MAX_LINE_NAMES]))
+
+    def due_in(self, now: float) -> list[float]:
+        """Seconds until each open batch's window ends."""
+        return [b.started + self.cfg.gift_batch_s - now for b in (self.gifts, self.follows) if b is not None]
+
+    def snapshot(self, now: float) -> dict[str, Any] | None:
+        """The open gift batch, for the console."""
+        b = self.gifts
+        if b is None:
+            return None
+        return {"people": list(b.people), "events": b.events,
+                "value_cny": round(b.value_milli / MILLI_PER_CNY, 2), "age_s": round(now - b.started, 2)}

@@ -1,0 +1,220 @@
+"""Triage of one chat event: what it asks of the room, or why it asks nothing.
+
+`triage(event, now, cfg, ...)` is a plain function: no asyncio, no metrics, no clock of its own. It
+turns an Event into one of
+- a `Candidate`: a line to queue (a super chat, question or comment to answer; a super chat
+  without words, thanked),
+- a `Thank`: a gift or follow to batch into one thanks line, or a guard to thank on its own,
+- a `Dropped` with its `Drop` reason (and for moderation, the verdict).
+What it remembers between events lives in the small helpers passed in (message ids already seen,
+per-user rate buckets, names safe to read out); `has_room` asks the queue, before the costlier
+moderation check, whether a line of that priority could get in at all.
+
+The Director counts drops, writes the console's recent chat and the audit of blocked comments,
+merges near-duplicates and queues what is left.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from broadcaster.brain.moderation import Moderator
+from broadcaster.brain.textnorm import clean, normalize, question_key
+from broadcaster.director.config import TriageConfig
+from broadcaster.lines import Line, LineKind, LineSource
+from common.bounded import BoundedDict
+from danmaku.event import MILLI_PER_CNY, Event, EventKind
+
+_QUESTION = re.compile(
+    r"[?？]|吗|呢|么|多少|几[个天号点时]|怎么|怎样|如何|什么|哪|为什么|为啥|能不能|可不可以|可以吗|有没有|是不是|"
+    r"要不要|会不会|好不好|请问|咋|啥|多[大久重长高远宽厚]|(.)不\1|"
+    r"\b(?:how|what|when|where|why|which|can|does|is there)\b",
+    re.IGNORECASE,
+)
+_NOISE = re.compile(r"^(?:\d+|(.)\1*|(.)(.)(?:\2\3)+)$")  # 666, 哈哈哈哈, 2333, 哈哈哈 …
+_CHAT = frozenset({EventKind.COMMENT, EventKind.SUPER_CHAT, EventKind.VOICE})
+ANON = "这位朋友"  # read out instead of a name that is empty or fails moderation
+SEEN_IDS = 4096  # platform message ids remembered to drop repeats
+SAFE_NAMES = 4096  # names whose verdict is remembered
+
+
+class Drop(StrEnum):
+    """Why an event got no line of its own (the `drops` counters and the DROPS metric use these)."""
+
+    DUPLICATE_ID = "duplicate_id"
+    IGNORED_KIND = "ignored_kind"  # likes, enters, system notices (and follows unless thanked)
+    TOO_SHORT = "too_short"
+    NOISE = "noise"
+    CHIT_CHAT = "chit_chat"
+    QUEUE_FULL = "queue_full"
+    MODERATION = "moderation"
+    RATE_LIMIT = "rate_limit"
+    SMALL_GIFT = "small_gift"
+    MERGED = "merged"  # folded into a waiting near-duplicate
+    RECENTLY_ANSWERED = "recently_answered"
+    GIFT_BATCHED = "gift_batched"  # folded into the open batch's one thanks line
+    FOLLOW_BATCHED = "follow_batched"
+    STALE = "stale"  # its deadline passed while it waited
+    OPERATOR_OVERFLOW = "operator_overflow"
+    ERROR = "error"  # triage failed on it
+
+
+@dataclass(frozen=True, slots=True)
+class TriagedLine(Line):
+    """A Line with what triage knew: its kind, how many viewers asked it, and who."""
+
+    kind: LineKind = LineKind.COMMENT
+    count: int = 1
+    names: tuple[str, ...] = ()
+    segment: str = ""  # talk-track segment of a script line
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A line to queue. `key` is the normalized text near-duplicates are matched on ("" for thanks)."""
+
+    kind: LineKind
+    priority: float
+    key: str
+    text: str
+    name: str  # safe to read out
+    deadline: float
+    source: LineSource = LineSource.ANSWER
+
+
+@dataclass(frozen=True, slots=True)
+class Thank:
+    """A gift or follow for the thanks batch, or a guard to thank (kind GIFT, FOLLOW or GUARD)."""
+
+    kind: LineKind
+    name: str  # safe to read out
+    gift: str = ""
+    count: int = 1
+    value_milli: int = 0
+    guard_level: int = 0
+    deadline: float = float("inf")
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    reason: Drop
+    verdict: str = ""  # what moderation found, for Drop.MODERATION
+
+
+_DROPPED = {reason: Dropped(reason) for reason in Drop}
+
+
+@dataclass(slots=True)
+class _Bucket:
+    tokens: float
+    stamp: float
+
+
+class RateLimiter:
+    """A token bucket per user: at most `burst` lines, refilled at `per_min`; the last `max_users` users kept."""
+
+    def __init__(self, burst: int, per_min: float, max_users: int) -> None:
+        self.burst = float(burst)
+        self.per_s = per_min / 60.0
+        self.users: BoundedDict[str, _Bucket] = BoundedDict(max_users)
+
+    def allow(self, user_id: str, now: float) -> bool:
+        """Takes a token from the user's bucket; False when it is empty. An unknown user ("") is never limited."""
+        if not user_id:
+            return True
+        b = self.users.get(user_id)
+        if b is None:
+            b = _Bucket(self.burst, now)
+        else:
+            b.tokens = min(self.burst, b.tokens + (now - b.stamp) * self.per_s)
+            b.stamp = now
+        self.users[user_id] = b  # the newest user: the least recently heard from is forgotten first
+        if b.tokens < 1.0:
+            return False
+        b.tokens -= 1.0
+        return True
+
+
+class SafeNames:
+    """A viewer's name as it may be read out: normalized, at most 16 characters, ANON if moderation objects."""
+
+    def __init__(self, moderator: Moderator, maxlen: int = SAFE_NAMES) -> None:
+        self.moderator = moderator
+        self.known: BoundedDict[str, str] = BoundedDict(maxlen)
+
+    def __call__(self, event: Event) -> str:
+        raw = event.user.name if event.user is not None else ""
+        safe = self.known.get(raw)
+        if safe is None:
+            name = normalize(raw)[:16]
+            safe = self.known[raw] = name if name and self.moderator.check(name).ok else ANON
+        return safe
+
+
+def event_deadline(event: Event, now: float, seconds: float) -> float:
+    """`seconds` after the event arrived; an arrival time from another clock counts as now."""
+    t = event.received_mono
+    return (t if now - 3600.0 <= t <= now else now) + seconds
+
+
+def triage(event: Event, now: float, cfg: TriageConfig, *, moderator: Moderator, seen: BoundedDict[str, None],
+           rates: RateLimiter, names: SafeNames,
+           has_room: Callable[[float, str, float], bool]) -> Candidate | Thank | Dropped:
+    """What one event asks of the room (see the module doc). Raises only on malformed `extra` values."""
+    if event.msg_id and seen.seen(event.msg_id):
+        return _DROPPED[Drop.DUPLICATE_ID]
+    kind = event.kind
+    if kind == EventKind.GIFT:
+        if event.value_milli < cfg.gift_min_milli:
+            return _DROPPED[Drop.SMALL_GIFT]
+        extra = event.extra
+        return Thank(LineKind.GIFT, names(event), gift=str(extra.get("gift_name") or extra.get("gift") or "礼物"),
+                     count=int(extra.get("count") or extra.get("num") or 1), value_milli=max(0, event.value_milli))
+    if kind == EventKind.FOLLOW:
+        return Thank(LineKind.FOLLOW, names(event)) if cfg.thank_follows else _DROPPED[Drop.IGNORED_KIND]
+    if kind == EventKind.GUARD:
+        level = int(event.extra.get("guard_level") or (event.user.guard_level if event.user else 0) or 3)
+        return Thank(LineKind.GUARD, names(event), guard_level=level,
+                     deadline=event_deadline(event, now, cfg.deadlines.guard))
+    if kind not in _CHAT:
+        return _DROPPED[Drop.IGNORED_KIND]  # likes, enters, system notices: nothing to say
+    text = normalize(event.text)[: cfg.max_chars]
+    key = question_key(text)
+    is_sc = kind == EventKind.SUPER_CHAT
+    if is_sc:
+        line_kind = LineKind.SUPER_CHAT
+        priority = cfg.priorities.super_chat + cfg.priorities.per_cny * (max(0, event.value_milli) / MILLI_PER_CNY)
+        deadline_s = cfg.deadlines.super_chat
+    else:
+        if len(key) < cfg.min_chars:
+            return _DROPPED[Drop.TOO_SHORT]
+        if _NOISE.match(key):
+            return _DROPPED[Drop.NOISE]
+        if _QUESTION.search(text):
+            line_kind, priority, deadline_s = LineKind.QUESTION, cfg.priorities.question, cfg.deadlines.question
+        elif cfg.answer_chit_chat:
+            line_kind, priority, deadline_s = LineKind.COMMENT, cfg.priorities.comment, cfg.deadlines.comment
+        else:
+            return _DROPPED[Drop.CHIT_CHAT]
+    if not has_room(priority, key, now):
+        # Under a flood the queue is full of better lines: drop before the costlier checks.
+        return _DROPPED[Drop.QUEUE_FULL]
+    if text:
+        verdict = moderator.check(text)
+        if not verdict.ok:
+            return Dropped(Drop.MODERATION, verdict.describe())  # input is never repeated, whatever the action
+    if not is_sc:
+        user_id = (event.user.id or event.user.name) if event.user is not None else ""
+        if not rates.allow(user_id, now):
+            return _DROPPED[Drop.RATE_LIMIT]
+    name = names(event)
+    deadline = event_deadline(event, now, deadline_s)
+    if is_sc and not text:  # a super chat without words is thanked like a guard
+        return Candidate(line_kind, priority, "", f"感谢{name}的醒目留言！", name, deadline, LineSource.THANKS)
+    # The line carries what the viewer wrote (cleaned), not the normalized form used for matching.
+    shown = clean(event.text)[: cfg.max_chars] or text
+    return Candidate(line_kind, priority, key, shown, name, deadline)
+
