@@ -104,8 +104,9 @@ class Landmarks:
             "version": CACHE_VERSION,
             "source": self.source,
             "confidence": round(self.confidence, 4),
-            "points": {k: [round(v[0], 2), round(v[1], 2)] for k, v in self.points.items()},
-            "contours": {k: np.round(v, 2).tolist() for k, v in self.contours.items()},
+            # Unrounded: a landmark read back from the cache must draw exactly what detection drew.
+            "points": {k: [float(v[0]), float(v[1])] for k, v in self.points.items()},
+            "contours": {k: v.tolist() for k, v in self.contours.items()},
         }
 
     def scaled(self, s: float, dx: float = 0.0, dy: float = 0.0) -> Landmarks:

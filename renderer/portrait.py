@@ -255,7 +255,7 @@ class PortraitFigure:
             chin = max(float(np.interp(u, jaw_u, jaw_v)), v6 + 0.1 * H)
             if u <= jaw_u[0] or u >= jaw_u[-1]:
                 chin = max(v6 + 0.1 * H, chin_v * 0.7)
-            rows[:, j] = [top, v1, v2, vm, vm, v5, v6, (v6 + chin) / 2, chin, chin + 0.18 * H, chin + 0.4 * H]
+            rows[:, j] = [top, v1, v2, vm, vm, v5, v6, (v6 + chin) / 2, chin, chin + 0.1 * H, chin + 0.25 * H]
         self._cols, self._rows = cols, rows
         self._uc, self._hw, self._edges = uc, hw, (e_l, e_r)
         self._inside = inside
@@ -286,8 +286,11 @@ class PortraitFigure:
         H, uc, hw = self.face_h, self._uc, self._hw
         cols, inside = self._cols, self._inside
         e_l, e_r = self._edges
-        t = (cols - uc) / hw
-        wm = np.where(inside, np.sqrt(np.clip(1 - t**2, 0, 1)), 0.0)  # opening: zero at the corners
+        # Opening: widest at the lips' middle (u = 0, which on a turned face is nearer one corner),
+        # zero at the corners.
+        u_l, u_r = uc - hw, uc + hw
+        t = np.where(cols < 0, cols / max(-u_l, 1e-3), cols / max(u_r, 1e-3))
+        wm = np.where(inside, np.sqrt(np.clip(1 - t**2, 0, 1)), 0.0)
         half = np.where(cols < uc, uc - e_l, e_r - uc)
         wj = np.cos(np.clip((cols - uc) / half, -1, 1) * math.pi / 2) ** 2  # the jaw: broad, 0 at its edges
         d = shape.drop * H * o

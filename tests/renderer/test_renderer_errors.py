@@ -12,7 +12,6 @@ from pydantic import ValidationError
 from renderer_faces import write_sprite_set
 from renderer_speech import FPS
 
-from renderer.base import FrameState, Viseme
 from renderer.config import AvatarConfig
 from renderer.errors import AvatarError
 from renderer.factory import build_avatar
@@ -32,19 +31,16 @@ def test_portrait_without_face_names_file_and_face_box(tmp_path: Path) -> None:
     with pytest.raises(AvatarError) as err:
         build_avatar(AvatarConfig(kind="portrait", path=path), 854, 480, FPS)
     msg = str(err.value)
-    assert str(path) in msg and "face_box" in msg and "no face" in msg
+    assert str(path) in msg and "face_box" in msg and "no usable face" in msg
 
 
-def test_portrait_with_face_box_needs_no_detection(tmp_path: Path) -> None:
+def test_portrait_face_box_without_a_face_is_refused_not_guessed(tmp_path: Path) -> None:
+    """face_box only tells the landmark model where to look: with no face there, the room must not start."""
     path = _faceless(tmp_path)
-    av = build_avatar(AvatarConfig(kind="portrait", path=path, face_box=(260, 170, 120, 140)), 854, 480, FPS)
-    closed = av.render(FrameState(n=0, fps=FPS))
-    opened = av.render(FrameState(n=0, fps=FPS, openness=1.0, viseme=Viseme.A))
-    ys, xs = np.nonzero(cv2.absdiff(opened, closed).max(axis=2) > 25)
-    assert ys.size > 100
-    # The change sits in the lower half of the configured face (scaled 480/480, offset (107, 0)).
-    assert 170 + 0.5 * 140 < np.median(ys) < 170 + 1.5 * 140
-    assert abs(np.median(xs) - (107 + 320)) < 30
+    with pytest.raises(AvatarError) as err:
+        build_avatar(AvatarConfig(kind="portrait", path=path, face_box=(260, 170, 120, 140)), 854, 480, FPS)
+    msg = str(err.value)
+    assert str(path) in msg and "face_box" in msg and "avatar.landmarks" in msg
 
 
 def test_face_box_outside_photo(tmp_path: Path) -> None:
