@@ -253,7 +253,7 @@ class ReplaySource(_SourceBase):
     loop: bool = False
 
 
-SourceConfig = Annotated[
+MemberConfig = Annotated[
     BilibiliWebSource
     | BilibiliOpenSource
     | DouyinWebSource
@@ -263,3 +263,35 @@ SourceConfig = Annotated[
     | ReplaySource,
     Field(discriminator="type"),
 ]
+
+
+class GroupSource(_SourceBase):
+    """Several feeds of one room in priority order (e.g. the Bilibili open platform, then the web feed).
+
+    Every member runs (a hot standby loses nothing while the active one fails); the group delivers the first
+    healthy member's events. It switches when the active member has been down (disconnected or silent by its
+    own check) for `switch_after_s`, or delivered nothing for `stale_after_s` while another member did (a
+    quiet room is quiet on every feed, so that alone never switches); it switches back once a higher member
+    has been healthy for `recover_after_s`. Across a switch, the new member's recent events are replayed and
+    any already delivered by the old one (same kind, text or gift, user name, within `dedup_window_s`) dropped.
+    """
+
+    type: Literal["group"]
+    members: list[MemberConfig] = Field(min_length=2)
+    switch_after_s: float = Field(5.0, gt=0)
+    stale_after_s: float | None = Field(60.0, gt=0)
+    recover_after_s: float = Field(15.0, gt=0)
+    dedup_window_s: float = Field(10.0, gt=0)
+
+    @model_validator(mode="after")
+    def _members(self) -> GroupSource:
+        names = [m.name or m.type for m in self.members]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"member names must be unique within a group (give each a name:); repeated: {dup}")
+        if self.silent_after_s is not None:
+            raise ValueError("silent_after_s is set per member; a group judges silence with stale_after_s")
+        return self
+
+
+SourceConfig = Annotated[MemberConfig | GroupSource, Field(discriminator="type")]

@@ -57,6 +57,8 @@ class SourceHealth:
     unknown_commands: int = 0
     dropped_events: int = 0  # the consumer fell behind and the queue overflowed
     endpoint: str = ""  # where an HTTP receiver listens (webhook, Douyin push)
+    active: str = ""  # a source group: the member it delivers from now
+    members: tuple[SourceHealth, ...] = ()  # a source group: each member's health, in priority order
 
     @property
     def healthy(self) -> bool:
@@ -75,6 +77,7 @@ class SourceHealth:
             "unknown_commands": self.unknown_commands,
             "dropped_events": self.dropped_events,
             **({"endpoint": self.endpoint} if self.endpoint else {}),
+            **({"active": self.active, "members": [m.to_json() for m in self.members]} if self.members else {}),
         }
 
 
@@ -193,6 +196,7 @@ class Source(ABC):
     async def _do_stop(self) -> None:
         # Events owed to the consumer (e.g. combos still open) go out before the end-of-stream mark.
         try:
+            await self._drain()
             for ev in self._last_events():
                 self._emit(ev)
         except Exception:
@@ -212,6 +216,9 @@ class Source(ABC):
     @abstractmethod
     async def _session(self) -> None:
         """One connection's life; return or raise to reconnect."""
+
+    async def _drain(self) -> None:  # noqa: B027 (an optional hook)
+        """Runs first when stopping for good, while events can still be emitted (a group stops its members)."""
 
     def _last_events(self) -> list[Event]:
         """Events still owed when the source stops for good (hook; default none)."""

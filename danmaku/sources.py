@@ -7,6 +7,7 @@ from danmaku.config import (
     BilibiliWebSource,
     DouyinPushSource,
     DouyinWebSource,
+    GroupSource,
     RedisStreamSource,
     ReplaySource,
     SourceConfig,
@@ -19,6 +20,14 @@ __all__ = ["Source", "SourceHealth", "open_source"]
 
 def open_source(cfg: SourceConfig, room_id: str) -> Source:
     """A Source for this config; nothing connects until `events()` is iterated. Call inside a running loop."""
+    if isinstance(cfg, GroupSource):
+        from danmaku.group import SourceGroup
+
+        group = cfg.name or cfg.type
+        # Members show in metrics and logs as <group>/<member>, so two groups' members never share a label.
+        members = [open_source(m.model_copy(update={"name": f"{group}/{m.name or m.type}"}), room_id)
+                   for m in cfg.members]
+        return SourceGroup(cfg, room_id, members)
     if isinstance(cfg, BilibiliWebSource):
         from danmaku.bilibili.web import BilibiliWebClient
 

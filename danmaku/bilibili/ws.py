@@ -64,6 +64,8 @@ class BiliWsSource(Source):
                 timeout=aiohttp.ClientWSTimeout(ws_receive=None, ws_close=2.0),
             )
         except (aiohttp.ClientError, aiohttp.WSServerHandshakeError) as exc:
+            if isinstance(exc, aiohttp.ClientConnectorError):  # its description names the host already
+                raise SessionError(describe_error(exc)) from exc
             raise SessionError(f"connect {_host(url)}: {describe_error(exc)}") from exc
         heartbeat: asyncio.Task[None] | None = None
         try:

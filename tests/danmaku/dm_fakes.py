@@ -147,6 +147,7 @@ class BiliWebFake(FakeServer):
         self.wbi_fail_next = 0  # answer -352 this many times
         self.extra_hosts: list[dict[str, Any]] = []  # listed before the live one (dead hosts for rotation)
         self.nav_calls = 0
+        self.popularity = 2466  # what heartbeat replies report (≤ 1: nobody watching)
         r = self.app.router
         r.add_get("/x/web-interface/nav", self._nav)
         r.add_get("/", self._home)
@@ -235,7 +236,7 @@ class BiliWebFake(FakeServer):
                 if op == 2:
                     conn.heartbeats.append(time.monotonic())
                     # The quirk: pack_len covers the 4-byte popularity only; the echo follows outside it.
-                    await ws.send_bytes(HDR.pack(20, 16, 1, 3, 0) + (2466).to_bytes(4, "big") + body)
+                    await ws.send_bytes(HDR.pack(20, 16, 1, 3, 0) + self.popularity.to_bytes(4, "big") + body)
         return ws
 
     async def push(self, packets: list[bytes], per_frame: int = 3) -> None:
@@ -266,6 +267,7 @@ class BiliOpenFake(FakeServer):
         self.bad_signatures = 0
         self.games = 0
         self.heartbeat_code = 0
+        self.down = False  # an outage: start fails and the WebSocket closes at once
         self.conns: list[BiliConn] = []
         self.ws_heartbeats: list[float] = []
         self.connected = asyncio.Event()
@@ -300,6 +302,8 @@ class BiliOpenFake(FakeServer):
         data = await self._api(req, "start")
         if data is None:
             return web.json_response({"code": 4002, "message": "signature invalid"})
+        if self.down:
+            return web.json_response({"code": 5000, "message": "service unavailable"})
         if data.get("code") != self.CODE or data.get("app_id") != self.APP_ID:
             return web.json_response({"code": 7007, "message": "bad code"})
         self.games += 1
@@ -324,6 +328,9 @@ class BiliOpenFake(FakeServer):
     async def _ws(self, req: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
         await ws.prepare(req)
+        if self.down:
+            await ws.close()
+            return ws
         msg = await asyncio.wait_for(ws.receive(), 5.0)
         pk = parse_packets(msg.data)
         expected = json.dumps({"roomid": 9000, "protoover": 2, "key": f"k{self.games}", "game_id": f"game-{self.games}"})
@@ -345,6 +352,10 @@ class BiliOpenFake(FakeServer):
 
     async def push(self, cmds: list[dict[str, Any]]) -> None:
         await self.conns[-1].ws.send_bytes(zlib_frame([cmd_packet(c) for c in cmds]))
+
+    async def drop_all(self) -> None:
+        for c in self.conns:
+            await c.ws.close()
 
 
 # ------------------------------------------------------------------ Douyin webcast
