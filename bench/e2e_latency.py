@@ -101,7 +101,7 @@ class StageLog:
 
     def __init__(self, room: Room):
         self.events: list[tuple[str, int, int]] = []  # kind, frame, line id
-        room.add_stage_listener(lambda ev: self.events.append((ev.kind, ev.frame, ev.utterance.line.id)))
+        room.port.subscribe(lambda ev: self.events.append((ev.kind, ev.frame, ev.line.id)))
 
     def spans(self) -> list[tuple[int, int, int]]:
         """(line id, first frame, last frame) of each utterance played; the stage plays one at a time."""
@@ -109,7 +109,7 @@ class StageLog:
         for kind, frame, lid in self.events:
             if kind == "start":
                 cur = (lid, frame)
-            elif cur is not None:
+            elif kind == "end" and cur is not None:
                 out.append((cur[0], cur[1], frame))
                 cur = None
         if cur is not None:
@@ -143,7 +143,7 @@ async def run_row(source: str, mode: str, n: int, args: argparse.Namespace, work
         voice={"cache": {"enabled": source == "cache"}},
         room_id=f"bench-{source}-{mode}",
     )
-    room = Room(cfg, base_dir=work, paced=True)
+    room = Room(cfg, paced=True)
     ClockWatch(room)
     stage = StageLog(room)
     chat = Chat(fake)

@@ -19,7 +19,6 @@ class Daemon:
     def __init__(self, config: Config, config_path: Path | None = None, *, paced: bool = True):
         self.config = config
         self.config_path = config_path
-        self.base_dir = config_path.parent if config_path else Path.cwd()
         self.paced = paced
         self.rooms: dict[str, Room] = {}
         self._stopped = asyncio.Event()
@@ -28,7 +27,7 @@ class Daemon:
         self.watchdog = None
 
     def _room(self, cfg) -> Room:
-        return Room(cfg, base_dir=self.base_dir, paced=self.paced)
+        return Room(cfg, paced=self.paced, state_dir=self.config.daemon.state_dir)
 
     async def start(self) -> None:
         rooms = [self._room(cfg) for cfg in self.config.rooms]

@@ -13,6 +13,7 @@ from danmaku.event import Event
 from renderer.base import MouthTrack
 
 _ids = itertools.count(1)
+_utterance_ids = itertools.count(1)
 
 
 class LineSource(StrEnum):
@@ -53,11 +54,13 @@ class Line:
 
 @dataclass(slots=True)
 class Utterance:
-    """One speakable piece (usually a sentence) of a Line: PCM at the stage rate plus its mouth track.
+    """One speakable piece (a sentence) of a Line: PCM at the stage rate plus its mouth track.
 
     pcm is float32 mono in [-1, 1] at the stage sample rate. mouth has one entry per video frame the
-    utterance covers (ceil(len(pcm) / samples_per_frame)). `last` marks the final sentence of its
-    Line; the stage may interrupt a Line only between utterances.
+    utterance covers (ceil(len(pcm) / samples_per_frame)). `id` is stable and unique in the process;
+    `index` counts the line's utterances, `part` names which text of the producer's stream it voices.
+    A line's end is not a flag on an utterance: the producer calls the stage's `end_line` and the stage
+    announces LINE_END when the rest has played.
     """
 
     pcm: np.ndarray
@@ -65,4 +68,5 @@ class Utterance:
     text: str
     line: Line
     index: int = 0
-    last: bool = True
+    part: int = 0
+    id: int = field(default_factory=lambda: next(_utterance_ids))

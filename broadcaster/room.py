@@ -1,4 +1,4 @@
-"""A room on air: avatar, stage, media clock, encoder and sinks, plus the asyncio side that feeds the stage."""
+"""A room on air: composes the media path (avatar, stage, clock, encoder, sinks) and the Show beside it."""
 
 from __future__ import annotations
 
@@ -13,59 +13,167 @@ import cv2
 from broadcaster import metrics
 from broadcaster.clock import MediaClock
 from broadcaster.config import RoomConfig
-from broadcaster.lines import Utterance
-from broadcaster.output.encoder import Encoder
+from broadcaster.lines import Line, Utterance
+from broadcaster.output.encoder import EncodedPacket, Encoder
 from broadcaster.output.sinks import Sink, build_sinks
-from broadcaster.stage import Stage, StageEvent
+from broadcaster.show import Show
+from broadcaster.stage import Stage, StageEvent, StageEventKind
 from renderer.base import Avatar
 
 log = logging.getLogger(__name__)
 
 
-class Room:
-    """Owns one room's media path; its Show (sources → director → brain → voice) pushes what is said."""
+class StagePort:
+    """The Show's only way to the stage: push, end or cut a line, what remains, stage events, and when the
+    first audible sample of an utterance reached the sinks. Stage events arrive on the event loop."""
 
-    def __init__(self, cfg: RoomConfig, *, base_dir: Path | None = None, paced: bool = True,
-                 avatar: Avatar | None = None, with_voice: bool = True):
+    def __init__(self, stage: Stage, avatar: Callable[[], Avatar | None], sinks: Callable[[], list[Sink]]):
+        self._stage = stage
+        self._avatar = avatar
+        self._sinks = sinks
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._listeners: list[Callable[[StageEvent], None]] = []
+        self._onsets: dict[int, tuple[int, Callable[[str, float], None]]] = {}  # utterance id → (onset, callback)
+        self._sample_watches: list[tuple[int, Callable[[str, float], None]]] = []  # clock thread only
+        self._line_waiters: dict[int, asyncio.Future[StageEvent]] = {}
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    # -- content side (event loop) --------------------------------------------------------------------
+    def push(self, utt: Utterance) -> bool:
+        """Queues an utterance; False when its line was cut (stop producing it)."""
+        prepare = getattr(self._avatar(), "prepare", None)
+        if prepare is not None and self._loop is not None:
+            # Draw its caption off the clock thread, so the frame that first shows it is not late.
+            self._loop.run_in_executor(None, prepare, utt.text, utt.line.banner)
+        return self._stage.push(utt)
+
+    def end_line(self, line: Line) -> None:
+        self._stage.end_line(line)
+
+    def interrupt(self, line: Line | None = None) -> int:
+        """Cuts a line (the one being spoken if None) at the next sentence boundary; returns sentences cut."""
+        dropped = self._stage.interrupt_line(line)
+        for utt in dropped:
+            self._onsets.pop(utt.id, None)
+        return len(dropped)
+
+    def remaining_seconds(self) -> float:
+        return self._stage.remaining_seconds()
+
+    @property
+    def speaking(self) -> bool:
+        return self._stage.speaking
+
+    @property
+    def paused(self) -> bool:
+        return self._stage.paused
+
+    def current_line(self) -> Line | None:
+        current = self._stage.current
+        return current.line if current is not None else None
+
+    def subscribe(self, fn: Callable[[StageEvent], None]) -> None:
+        """fn(event) on the event loop for every START, END and LINE_END."""
+        self._listeners.append(fn)
+
+    def watch_first_audible(self, utt: Utterance, onset: int, callback: Callable[[str, float], None]) -> None:
+        """callback(sink name, monotonic time) when the packet holding sample `onset` of utt is handed to
+        each sink: the end of the latency trail."""
+        self._onsets[utt.id] = (onset, callback)
+
+    async def line_ended(self, line_id: int, timeout: float | None = None) -> StageEvent | None:
+        """The LINE_END of a line (pushed and ended by whoever produces it), or None after timeout."""
+        assert self._loop is not None
+        fut = self._line_waiters.setdefault(line_id, self._loop.create_future())
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), timeout)
+        except TimeoutError:
+            return None
+
+    # -- media clock thread ---------------------------------------------------------------------------
+    def on_stage_event(self, event: StageEvent) -> None:
+        if event.kind == StageEventKind.START and event.utterance is not None:
+            watch = self._onsets.pop(event.utterance.id, None)
+            if watch is not None:
+                self._sample_watches.append((event.sample + watch[0], watch[1]))
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._dispatch, event)
+
+    def on_packets(self, n: int, packets: list[EncodedPacket]) -> None:
+        if not self._sample_watches or self._loop is None:
+            return
+        for pkt in packets:
+            if pkt.video:
+                continue
+            end = pkt.pts + pkt.duration
+            due = [w for w in self._sample_watches if w[0] < end]
+            if not due:
+                continue
+            self._sample_watches = [w for w in self._sample_watches if w[0] >= end]
+            now = time.monotonic()
+            for _, callback in due:
+                for sink in self._sinks():
+                    self._loop.call_soon_threadsafe(callback, sink.name, now)
+
+    def _dispatch(self, event: StageEvent) -> None:
+        if event.kind == StageEventKind.LINE_END:
+            fut = self._line_waiters.pop(event.line.id, None)
+            if fut is not None and not fut.done():
+                fut.set_result(event)
+        for fn in self._listeners:
+            try:
+                fn(event)
+            except Exception:
+                log.exception("stage listener failed")
+
+
+class Room:
+    """Owns one room's media path and its Show (sources → director → brain → voice), which it starts and stops.
+
+    Media calls flow down only: the Show reaches the stage through the StagePort and never sees the room.
+    """
+
+    def __init__(self, cfg: RoomConfig, *, paced: bool = True, avatar: Avatar | None = None,
+                 with_voice: bool = True, state_dir: Path | None = None):
         self.cfg = cfg
         self.id = cfg.id
-        self.base_dir = base_dir or Path.cwd()
         self.paced = paced
+        self.state_dir = state_dir
         self._avatar = avatar
         self._with_voice = with_voice
-        self.stage = Stage(cfg.video.fps, cfg.audio.sample_rate, on_event=self._on_stage_event)
         self.encoder: Encoder | None = None
         self.sinks: list[Sink] = []
+        self.stage = Stage(cfg.video.fps, cfg.audio.sample_rate, on_event=lambda ev: self.port.on_stage_event(ev))
+        self.port = StagePort(self.stage, lambda: self._avatar, lambda: self.sinks)
         self.clock: MediaClock | None = None
         self.voice = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._line_done: dict[int, asyncio.Future] = {}
-        self._stage_listeners: list[Callable[[StageEvent], None]] = []
-        self._utt_watch: dict[int, tuple[int, Callable[[str, float], None]]] = {}
-        self._sample_watches: list[tuple[int, Callable[[str, float], None]]] = []  # clock thread only
-        self.show = None
+        self.show: Show | None = None
         self.started_at = 0.0
         self.spoken_lines = 0
+        self.port.subscribe(self._count)
 
     # -- lifecycle ------------------------------------------------------------------------------
     async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
+        self.port.bind(asyncio.get_running_loop())
         cfg = self.cfg
         if self._avatar is None:
             from renderer.factory import build_avatar
 
             self._avatar = await asyncio.to_thread(
-                build_avatar, cfg.avatar, cfg.video.width, cfg.video.height, cfg.video.fps, base_dir=self.base_dir
+                build_avatar, cfg.avatar, cfg.video.width, cfg.video.height, cfg.video.fps
             )
         self.encoder = Encoder(cfg.video, cfg.audio)
         self.sinks = build_sinks(cfg.id, cfg.outputs, self.encoder)
         self.clock = MediaClock(cfg.id, self.stage, self._avatar, self.encoder, self.sinks, paced=self.paced,
-                                on_packets=self._on_packets)
+                                on_packets=self.port.on_packets)
         if self._with_voice:
-            self.voice = await self._build_voice()
-            from broadcaster.show import Show
+            from broadcaster.voice import voice_for_room
 
-            self.show = Show(self, base_dir=self.base_dir)
+            self.voice = voice_for_room(cfg)
+            await self.voice.start()
+            self.show = Show(cfg, self.port, self.voice)
         for sink in self.sinks:
             sink.start()
         self.clock.start()
@@ -75,13 +183,6 @@ class Room:
             await self.show.start()
         log.info("room %s on air: %dx%d@%d, %d output(s)", cfg.id, cfg.video.width, cfg.video.height,
                  cfg.video.fps, len(self.sinks))
-
-    async def _build_voice(self):
-        from broadcaster.voice import voice_for_room
-
-        voice = voice_for_room(self.cfg)
-        await voice.start()
-        return voice
 
     async def stop(self, grace_s: float = 5.0) -> None:
         """Finishes the sentence being spoken (≤ grace_s), ends every stream cleanly and closes files."""
@@ -103,71 +204,14 @@ class Room:
             await self.voice.close()
         log.info("room %s off air", self.id)
 
-    # -- content --------------------------------------------------------------------------------
-    def push(self, utterance: Utterance) -> None:
-        if utterance.last and self._loop is not None:
-            self._line_done.setdefault(utterance.line.id, self._loop.create_future())
-        prepare = getattr(self._avatar, "prepare", None)
-        if prepare is not None and self._loop is not None:
-            # Draw its caption off the clock thread, so the frame that first shows it is not late.
-            self._loop.run_in_executor(None, prepare, utterance.text, utterance.line.banner)
-        self.stage.push(utterance)
-        metrics.STAGE_QUEUE.labels(self.id).set(len(self.stage.queued()))
-
-    async def wait_spoken(self, line_id: int, timeout: float | None = None) -> bool:
-        assert self._loop is not None
-        fut = self._line_done.setdefault(line_id, self._loop.create_future())
-        try:
-            await asyncio.wait_for(asyncio.shield(fut), timeout)
-            return True
-        except TimeoutError:
-            return False
-
-    def add_stage_listener(self, fn: Callable[[StageEvent], None]) -> None:
-        """fn runs on the event loop for every stage start/end event."""
-        self._stage_listeners.append(fn)
-
-    def watch_utterance_audio(self, utt: Utterance, onset: int, callback: Callable[[str, float], None]) -> None:
-        """callback(sink name, monotonic time) on the event loop when the packet holding sample `onset` of
-        utt is handed to each sink: the end of the latency trail."""
-        self._utt_watch[id(utt)] = (onset, callback)
-
-    def _on_packets(self, n: int, packets) -> None:  # media clock thread
-        if not self._sample_watches:
-            return
-        for pkt in packets:
-            if pkt.video:
-                continue
-            end = pkt.pts + pkt.duration
-            due = [w for w in self._sample_watches if w[0] < end]
-            if not due:
-                continue
-            self._sample_watches = [w for w in self._sample_watches if w[0] >= end]
-            now = time.monotonic()
-            for _, callback in due:
-                for sink in self.sinks:
-                    self._loop.call_soon_threadsafe(callback, sink.name, now)
-
-    def _on_stage_event(self, event: StageEvent) -> None:  # media clock thread
-        if event.kind == "start":
-            watch = self._utt_watch.pop(id(event.utterance), None)
-            if watch is not None:
-                self._sample_watches.append((event.sample + watch[0], watch[1]))
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._dispatch_stage_event, event)
-
-    def _dispatch_stage_event(self, event: StageEvent) -> None:
-        metrics.SPEAKING.labels(self.id).set(1 if event.kind == "start" else 0)
-        if event.kind == "end" and event.utterance.last:
+    def _count(self, event: StageEvent) -> None:
+        if event.kind == StageEventKind.START:
+            metrics.SPEAKING.labels(self.id).set(1)
+        elif event.kind == StageEventKind.END:
+            metrics.SPEAKING.labels(self.id).set(0)
+        elif event.played:
             self.spoken_lines += 1
-            fut = self._line_done.pop(event.utterance.line.id, None)
-            if fut is not None and not fut.done():
-                fut.set_result(event.frame)
-        for fn in self._stage_listeners:
-            try:
-                fn(event)
-            except Exception:
-                log.exception("room %s: stage listener failed", self.id)
+        metrics.STAGE_QUEUE.labels(self.id).set(len(self.stage.queued()))
 
     # -- operator -------------------------------------------------------------------------------
     def say(self, text: str) -> dict:
@@ -175,18 +219,8 @@ class Room:
             raise RuntimeError(f"room {self.id} has no voice: it cannot say anything")
         return self.show.say(text)
 
-    def interrupt_line(self, line_id: int | None = None) -> int:
-        """Cuts a line (the one being spoken if None) at the next sentence boundary; returns sentences cut."""
-        dropped = self.stage.interrupt_line(line_id)
-        for utt in dropped:
-            self._utt_watch.pop(id(utt), None)
-            fut = self._line_done.pop(utt.line.id, None) if utt.last else None
-            if fut is not None and not fut.done():
-                fut.set_result(-1)
-        return len(dropped)
-
     def skip(self) -> int:
-        return self.show.skip() if self.show is not None else self.interrupt_line()
+        return self.show.skip() if self.show is not None else self.port.interrupt()
 
     def pause(self) -> None:
         self.stage.pause()
@@ -206,10 +240,11 @@ class Room:
         return buf.tobytes() if ok else None
 
     def recent_chat(self) -> list[dict]:
-        return self.show.director.snapshot().get("recent", []) if self.show is not None else []
+        return self.show.recent_chat() if self.show is not None else []
 
     def status(self) -> dict:
         current = self.stage.current
+        show = self.show.status() if self.show is not None else None
         return {
             "id": self.id,
             "on_air": bool(self.clock and self.clock.running),
@@ -222,6 +257,6 @@ class Room:
             "queue": [{"line": u.line.id, "text": u.text, "source": u.line.source.value} for u in self.stage.queued()],
             "spoken_lines": self.spoken_lines,
             "sinks": [s.status() for s in self.sinks],
-            "sources": [s.health().to_json() for s in self.show.sources] if self.show is not None else [],
-            "director": self.show.status() if self.show is not None else None,
+            "sources": show["sources"] if show is not None else [],
+            "director": show,
         }

@@ -7,8 +7,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections import OrderedDict, deque
-from pathlib import Path
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,11 +21,13 @@ from broadcaster.config import RoomConfig
 from broadcaster.director import Director
 from broadcaster.director.talk import TalkTrack
 from broadcaster.lines import Line, LineSource, Utterance
-from broadcaster.stage import StageEvent
+from broadcaster.stage import StageEvent, StageEventKind
+from common.bounded import BoundedDict
 from danmaku.event import Event
 
 if TYPE_CHECKING:
-    from broadcaster.room import Room
+    from broadcaster.room import StagePort
+    from broadcaster.voice import Voice
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +64,11 @@ class Trail:
     on_stage: float | None = None  # the first frame of its first utterance was ticked
     first_sample_frame: int | None = None
     handed: dict[str, float] = dataclasses.field(default_factory=dict)  # sink name → first audible packet
-    sentences: list = dataclasses.field(default_factory=list)
+    sentences: list = dataclasses.field(default_factory=list)  # the brain's, in order (may outrun the stage)
+    heard: set[int] = dataclasses.field(default_factory=set)  # which of them reached the stage (by part)
     boundary_wait: float = 0.0  # the stage was speaking when the comment came: time to that sentence's end
-    produced: bool = False  # the brain and voice are done with it
-    last: Utterance | None = None
+    busy_at_arrival: bool = False  # its comment came while a sentence was being spoken
+    ended: bool = False  # the stage announced LINE_END
 
     def latencies(self) -> dict[str, float | None]:
         base = self.received if self.received is not None else self.chosen
@@ -87,54 +89,58 @@ class Trail:
 
 
 class Show:
-    """Owns the director, brain, audit log and chat sources of one room and feeds its stage."""
+    """One room's content loop: takes chat from the sources, lets the director choose, the brain answer and the
+    voice speak, and pushes utterances through the StagePort. It knows nothing of the room that owns it.
 
-    def __init__(self, room: Room, *, base_dir: Path):
-        self.room = room
-        cfg = room.cfg
+    A line's end is the stage's LINE_END event: the Show finishes the trail (director, audit, metrics) there
+    and nowhere else.
+    """
+
+    def __init__(self, cfg: RoomConfig, stage: StagePort, voice: Voice):
+        self.cfg = cfg
+        self.room_id = cfg.id
+        self.stage = stage
+        self.voice = voice
         moderator = moderator_from_config(cfg.moderation)
-        self.director = Director(room.id, cfg.director, moderator)
-        self.brain = Brain(room.id, cfg.brain, cfg.moderation, moderator=moderator,
+        self.director = Director(cfg.id, cfg.director, moderator)
+        self.brain = Brain(cfg.id, cfg.brain, cfg.moderation, moderator=moderator,
                            redis_url=cfg.redis_url.get_secret_value() if cfg.redis_url is not None else None)
-        self.audit = AuditLog.from_config(cfg.audit, room.id)
+        self.audit = AuditLog.from_config(cfg.audit, cfg.id)
         self.director.on_blocked = self._audit_blocked
         self.sources: list = []
-        self._source_cfgs = cfg.sources
         self._tasks: list[asyncio.Task] = []
-        self._live: dict[int, Trail] = {}  # line id → trail, until its last utterance has played
+        self._live: dict[int, Trail] = {}  # line id → trail, until the stage ends the line
         self.trails: list[Trail] = []  # the last few finished lines, for tests and the console
-        self._started: set[int] = set()  # id() of utterances whose first frame was ticked
-        self._cut: set[int] = set()  # line ids the operator skipped: stop producing them
         self.voice_input = None  # microphone / stream → Event(kind=voice), when voice.asr is enabled
-        self._busy_at_arrival: OrderedDict[int, None] = OrderedDict()  # id(event) of events that came mid-sentence
+        self._busy: BoundedDict[int, None] = BoundedDict(1000)  # id(event) of events that came mid-sentence
         self._ends: deque[float] = deque(maxlen=256)  # when recent utterances ended (sentence boundaries)
 
     async def start(self) -> None:
         from danmaku.sources import open_source
 
         await self.brain.start()
-        self.room.add_stage_listener(self._on_stage)
-        for scfg in self._source_cfgs:
-            source = open_source(scfg, self.room.id)
+        self.stage.subscribe(self._on_stage)
+        for scfg in self.cfg.sources:
+            source = open_source(scfg, self.room_id)
             self.sources.append(source)
-            self._tasks.append(asyncio.create_task(self._pump(source), name=f"source-{self.room.id}-{source.name}"))
-        self._tasks.append(asyncio.create_task(self._speaker(), name=f"show-{self.room.id}"))
-        asr = self.room.cfg.voice.asr
+            self._tasks.append(asyncio.create_task(self._pump(source), name=f"source-{self.room_id}-{source.name}"))
+        self._tasks.append(asyncio.create_task(self._speaker(), name=f"show-{self.room_id}"))
+        asr = self.cfg.voice.asr
         if asr.enabled:
             from broadcaster.voice.asr import VoiceInput
 
-            self.voice_input = VoiceInput(asr, room=self.room.id)
-            self._tasks.append(asyncio.create_task(self.voice_input.run(self._offer_async), name=f"asr-{self.room.id}"))
-        self._tasks.append(asyncio.create_task(self._warm(), name=f"warm-{self.room.id}"))
+            self.voice_input = VoiceInput(asr, room=self.room_id)
+            self._tasks.append(asyncio.create_task(self.voice_input.run(self._offer_async), name=f"asr-{self.room_id}"))
+        self._tasks.append(asyncio.create_task(self._warm(), name=f"warm-{self.room_id}"))
 
     async def _warm(self) -> None:
         """Pre-voices the FAQ answers and the talk track, so those lines start from the utterance cache."""
         try:
-            texts = await asyncio.to_thread(speakable_texts, self.room.cfg)
-            made = await self.room.voice.warm(texts)
-            log.info("room %s: utterance cache warm (%d sentences voiced)", self.room.id, made)
+            texts = await asyncio.to_thread(speakable_texts, self.cfg)
+            made = await self.voice.warm(texts)
+            log.info("room %s: utterance cache warm (%d sentences voiced)", self.room_id, made)
         except Exception:
-            log.exception("room %s: warming the utterance cache failed", self.room.id)
+            log.exception("room %s: warming the utterance cache failed", self.room_id)
 
     async def stop(self) -> None:
         """Stops taking chat and choosing lines; what is on the stage plays on (see close())."""
@@ -146,11 +152,9 @@ class Show:
             await self.voice_input.close()
 
     async def close(self) -> None:
-        """After the media clock stopped: audits what was said, closes the brain and the audit log."""
+        """After the media clock stopped: audits what was heard of unfinished lines, closes brain and audit log."""
         for trail in list(self._live.values()):
-            if trail.on_stage is not None:
-                self._finish(trail)
-        self._live.clear()
+            self._finish(trail)
         await self.brain.close()
         if self.audit is not None:
             self.audit.close()
@@ -161,10 +165,8 @@ class Show:
             self.offer(event)
 
     def offer(self, event: Event) -> None:
-        if self.room.stage.speaking:  # its answer will wait for the end of the sentence being spoken
-            self._busy_at_arrival[id(event)] = None
-            while len(self._busy_at_arrival) > 1000:
-                self._busy_at_arrival.popitem(last=False)
+        if self.stage.speaking:  # its answer will wait for the end of the sentence being spoken
+            self._busy[id(event)] = None
         self.director.offer(event)
 
     async def _offer_async(self, event: Event) -> None:
@@ -173,7 +175,7 @@ class Show:
     # -- lines out --------------------------------------------------------------------------------
     async def _speaker(self) -> None:
         while True:
-            if self.room.stage.paused:
+            if self.stage.paused:
                 await asyncio.sleep(0.1)
                 continue
             line = await self.director.next_line(timeout=0.5)
@@ -181,48 +183,45 @@ class Show:
                 continue
             trail = Trail(line=line, chosen=time.monotonic(),
                           received=line.event.received_mono if line.event is not None else None)
+            if line.event is not None and id(line.event) in self._busy:
+                trail.busy_at_arrival = True
+                del self._busy[id(line.event)]
             self._live[line.id] = trail
             try:
-                await self._voice_line(trail)
+                await self._produce(trail)
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("room %s: line %d could not be voiced", self.room.id, line.id)
-                continue
+                log.exception("room %s: line %d could not be voiced", self.room_id, line.id)
             await self._until_next_may_start(trail)
 
-    async def _voice_line(self, trail: Trail) -> None:
+    async def _produce(self, trail: Trail) -> None:
+        """Brain sentences → voice → stage, as they come; the line is ended on the stage whatever happens."""
         line = trail.line
-        async with contextlib.aclosing(self.brain.answer(line)) as sentences:
-            await self._voice_sentences(trail, sentences)
-        self._cut.discard(line.id)
-        trail.produced = True
-        if trail.last is None or self._played(trail.last):
-            self._finish(trail)  # nothing to say, or everything already played while the brain finished
 
-    async def _voice_sentences(self, trail: Trail, sentences) -> None:
-        line = trail.line
-        async for sentence in sentences:
-            if line.id in self._cut:
-                return
-            if trail.first_text is None:
-                trail.first_text = time.monotonic()
-            trail.sentences.append(sentence)
-            part = dataclasses.replace(line, text=sentence.text)  # same id: the stage cuts lines by id
-            async with contextlib.aclosing(self.room.voice.speak(part)) as utterances:
+        async def texts():
+            async with contextlib.aclosing(self.brain.answer(line)) as sentences:
+                async for sentence in sentences:
+                    if trail.first_text is None:
+                        trail.first_text = time.monotonic()
+                    trail.sentences.append(sentence)
+                    yield sentence.text
+
+        try:
+            async with contextlib.aclosing(self.voice.speak(line, texts())) as utterances:
                 async for utt in utterances:
-                    if line.id in self._cut:
-                        return
                     if trail.first_pcm is None:
                         trail.first_pcm = time.monotonic()
                         self._watch_first_sample(trail, utt)
-                    trail.last = utt
-                    self.room.push(utt)
+                    if not self.stage.push(utt):
+                        return  # the line was cut (skip, a talk line giving way): stop producing it
+        finally:
+            self.stage.end_line(line)
 
     def _watch_first_sample(self, trail: Trail, utt: Utterance) -> None:
         audible = np.flatnonzero(np.abs(utt.pcm) > ONSET_LEVEL)
         onset = int(audible[0]) if audible.size else 0
-        self.room.watch_utterance_audio(utt, onset, lambda sink, t, tr=trail: tr.handed.setdefault(sink, t))
+        self.stage.watch_first_audible(utt, onset, lambda sink, t, tr=trail: tr.handed.setdefault(sink, t))
 
     async def _until_next_may_start(self, trail: Trail) -> None:
         """Returns when the next line should be chosen: as late as possible, so a super chat that arrives
@@ -230,57 +229,42 @@ class Show:
         to back. A talk-track line gives way at the next sentence boundary when something better waits."""
         line = trail.line
         cut = False
-        while line.id in self._live:
-            placed = trail.last is None or id(trail.last) in self._started or cut
-            if placed and self.room.stage.remaining_seconds() <= PICK_AHEAD_S:
+        while not trail.ended:
+            if trail.on_stage is not None and self.stage.remaining_seconds() <= PICK_AHEAD_S:
                 return
             if not cut and line.source == LineSource.SCRIPT and self.director.urgent_waiting():
-                self.room.interrupt_line(line.id)
+                self.stage.interrupt(line)
                 cut = True
-                if trail.on_stage is None:  # cut before a word of it was heard
-                    self._live.pop(line.id, None)
-                    self.director.line_done(line)
-                    return
             await asyncio.sleep(0.02)
 
     def _on_stage(self, event: StageEvent) -> None:
-        utt = event.utterance
-        trail = self._live.get(utt.line.id)
-        if event.kind == "start":
-            self._started.add(id(utt))
-            if trail is not None and trail.on_stage is None:
-                trail.on_stage = time.monotonic()
-            return
-        self._started.discard(id(utt))
-        self._ends.append(time.monotonic())
-        if trail is None:
-            return
-        if trail.produced and not any(u.line.id == trail.line.id for u in self.room.stage.queued()):
-            self._finish(trail)  # its last sentence played, or the rest was cut at this boundary
-
-    def _played(self, utt: Utterance) -> bool:
-        # Queued before current: the stage moves an utterance from its queue to current under its lock.
-        if any(u is utt for u in self.room.stage.queued()):
-            return False
-        return self.room.stage.current is not utt and id(utt) not in self._started
+        trail = self._live.get(event.line.id)
+        if event.kind == StageEventKind.START:
+            if trail is not None:
+                if trail.on_stage is None:
+                    trail.on_stage = time.monotonic()
+                if event.utterance is not None:
+                    trail.heard.add(event.utterance.part)
+        elif event.kind == StageEventKind.END:
+            self._ends.append(time.monotonic())
+        elif trail is not None:
+            trail.ended = True
+            self._finish(trail)
 
     def _finish(self, trail: Trail) -> None:
-        """The line has been spoken (or cut): tell the director, audit it, record its trail."""
+        """The line is over (spoken, cut or shut down): tell the director, audit what was heard, keep its trail."""
         if self._live.pop(trail.line.id, None) is None:
             return
         self.director.line_done(trail.line)
-        trail.last = None  # finished trails are kept for a while; their audio is not
-        if trail.sentences:
+        heard = [s for i, s in enumerate(trail.sentences) if i in trail.heard]
+        trail.sentences = heard
+        if heard:
             self.trails = [*self.trails[-49:], trail]
             self._write_audit(trail)
 
     def _boundary_wait(self, trail: Trail) -> float:
-        event = trail.line.event
-        if event is None or trail.received is None or trail.on_stage is None:
+        if not trail.busy_at_arrival or trail.received is None or trail.on_stage is None:
             return 0.0
-        if id(event) not in self._busy_at_arrival:
-            return 0.0
-        del self._busy_at_arrival[id(event)]
         ends = [t for t in self._ends if trail.received <= t <= trail.on_stage]
         return ends[0] - trail.received if ends else 0.0
 
@@ -291,30 +275,30 @@ class Show:
                       trail.sentences[0].source if trail.sentences else "none")
         if trail.received is not None and trail.handed:
             total = min(trail.handed.values()) - trail.received
-            metrics.ANSWER_LATENCY.labels(self.room.id, source).observe(total - trail.boundary_wait)
-            metrics.ANSWER_BOUNDARY_WAIT.labels(self.room.id).observe(trail.boundary_wait)
+            metrics.ANSWER_LATENCY.labels(self.room_id, source).observe(total - trail.boundary_wait)
+            metrics.ANSWER_BOUNDARY_WAIT.labels(self.room_id).observe(trail.boundary_wait)
         latencies = trail.latencies()
-        log.info("room %s spoke line %d (%s): %s", self.room.id, trail.line.id, source, latencies)
+        log.info("room %s spoke line %d (%s): %s", self.room_id, trail.line.id, source, latencies)
         if self.audit is not None:
             self.audit.write(self.brain.audit_record(trail.line, trail.sentences, **latencies))
 
     def _audit_blocked(self, event: Event, verdict: str) -> None:
         if self.audit is not None:
-            self.audit.write({"room": self.room.id, "line_source": "blocked", "event": event.to_json(),
+            self.audit.write({"room": self.room_id, "line_source": "blocked", "event": event.to_json(),
                               "asked": event.text, "text": "", "verdicts": [[verdict]], "blocked": True})
 
-    # -- operator ---------------------------------------------------------------------------------
+    # -- operator and console ---------------------------------------------------------------------
     def skip(self) -> int:
-        """The operator cut the line being spoken: stop after this sentence and stop producing the rest."""
-        current = self.room.stage.current
-        if current is None:
-            return 0
-        self._cut.add(current.line.id)
-        return self.room.interrupt_line(current.line.id)
+        """The operator cut the line being spoken: it stops after this sentence and the rest is not produced."""
+        line = self.stage.current_line()
+        return self.stage.interrupt(line) if line is not None else 0
 
     def say(self, text: str) -> dict[str, Any]:
         line = self.director.say(text)
         return {"id": line.id, "text": line.text, "source": line.source.value}
+
+    def recent_chat(self) -> list[dict]:
+        return self.director.snapshot().get("recent", [])
 
     def status(self) -> dict[str, Any]:
         snap = self.director.snapshot()

@@ -6,19 +6,39 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
-from broadcaster.lines import Utterance
+from broadcaster.lines import Line, Utterance
+from common.bounded import BoundedDict
 from renderer.base import FrameState, Viseme
+
+
+class StageEventKind(StrEnum):
+    START = "start"  # the first frame of an utterance
+    END = "end"  # the last frame of an utterance was emitted
+    LINE_END = "line_end"  # a line is over: every utterance pushed for it played or was cut, and no more come
 
 
 @dataclass(frozen=True, slots=True)
 class StageEvent:
-    kind: str  # "start" (first frame of an utterance) or "end" (its last frame was emitted)
-    utterance: Utterance
+    kind: StageEventKind
+    line: Line
     frame: int  # the frame index it started on / ended on
     sample: int  # the stage sample index of that frame's first sample
+    utterance: Utterance | None = None  # None for LINE_END
+    cut: bool = False  # LINE_END: part of the line was dropped (skipped, interrupted, shut down)
+    played: int = 0  # LINE_END: how many of its utterances were heard
+
+
+@dataclass(slots=True)
+class _LineState:
+    line: Line
+    outstanding: int = 0  # pushed and not yet over (queued or playing)
+    played: int = 0
+    closed: bool = False  # the producer said no more utterances come (end_line), or the line was cut
+    cut: bool = False
 
 
 class Stage:
@@ -29,6 +49,7 @@ class Stage:
     """
 
     def __init__(self, fps: int, sample_rate: int, on_event: Callable[[StageEvent], None] | None = None):
+        """on_event runs on the media clock thread, for every START, END and LINE_END, in stage order."""
         if sample_rate % fps:
             raise ValueError(f"sample rate {sample_rate} is not a whole number of samples per frame at {fps} fps")
         self.fps = fps
@@ -43,29 +64,77 @@ class Stage:
         self._last_n = -1
         self._paused = False
         self._on_event = on_event
+        # The stage alone decides when a line has ended (like a playback-finished signal): nobody else
+        # re-derives it from sentence flags or queue contents.
+        self._lines: dict[int, _LineState] = {}
+        self._ended: list[_LineState] = []  # over, to announce at the next tick (in order, on the clock thread)
+        self._over: BoundedDict[int, None] = BoundedDict(1024)  # ended lines: a late push of one is refused
 
     # -- asyncio side ---------------------------------------------------------------------------
-    def push(self, utterance: Utterance) -> None:
+    def push(self, utterance: Utterance) -> bool:
+        """Queues an utterance; False (and nothing queued) when its line was already ended or cut."""
         with self._lock:
+            state = self._lines.get(utterance.line.id)
+            if state is None:
+                if utterance.line.id in self._over:
+                    return False
+                state = self._lines[utterance.line.id] = _LineState(utterance.line)
+            elif state.closed:
+                return False
+            state.outstanding += 1
             self._queue.append(utterance)
+            return True
 
-    def interrupt_line(self, line_id: int | None = None) -> list[Utterance]:
-        """Drops the not-yet-started sentences of a line (the current one if None): cut at a sentence boundary.
-        Returns what was dropped."""
+    def end_line(self, line: Line) -> None:
+        """The producer's word that no more utterances of `line` come; LINE_END follows once the rest played."""
         with self._lock:
-            if line_id is None:
+            state = self._lines.get(line.id)
+            if state is None:
+                if line.id in self._over:
+                    return
+                state = self._lines[line.id] = _LineState(line)
+            if state.closed:
+                return
+            state.closed = True
+            if state.outstanding == 0:
+                self._finish_line(state)
+
+    def interrupt_line(self, line: Line | None = None) -> list[Utterance]:
+        """Cuts a line (the current one if None) at a sentence boundary: its queued utterances are dropped and no
+        more are taken. The sentence being spoken plays to its end. Returns what was dropped."""
+        with self._lock:
+            if line is None:
                 if self._current is None:
                     return []
-                line_id = self._current.line.id
-            dropped = [u for u in self._queue if u.line.id == line_id]
-            self._queue = deque(u for u in self._queue if u.line.id != line_id)
-            return dropped
+                line = self._current.line
+            if line.id not in self._lines and line.id not in self._over:  # cut before anything was pushed
+                self._lines[line.id] = _LineState(line)
+            return self._cut({line.id})
 
     def clear(self) -> int:
+        """Cuts every line that still has something queued (shutdown): returns the utterances dropped."""
         with self._lock:
-            dropped = len(self._queue)
-            self._queue.clear()
-            return dropped
+            return len(self._cut({u.line.id for u in self._queue}))
+
+    def _cut(self, line_ids: set[int]) -> list[Utterance]:  # under the lock
+        dropped = [u for u in self._queue if u.line.id in line_ids]
+        if dropped:
+            self._queue = deque(u for u in self._queue if u.line.id not in line_ids)
+        for line_id in line_ids:
+            state = self._lines.get(line_id)
+            if state is None or state.cut:
+                continue
+            state.outstanding -= sum(1 for u in dropped if u.line.id == line_id)
+            state.cut = state.cut or bool(dropped) or not state.closed
+            state.closed = True
+            if state.outstanding == 0:
+                self._finish_line(state)
+        return dropped
+
+    def _finish_line(self, state: _LineState) -> None:  # under the lock
+        del self._lines[state.line.id]
+        self._over[state.line.id] = None
+        self._ended.append(state)
 
     def pause(self) -> None:
         """Finish the sentence being spoken, then stay idle until resume()."""
@@ -112,11 +181,14 @@ class Stage:
         events: list[StageEvent] = []
         with self._lock:
             self._last_n = n
+            if self._ended:
+                events += [self._line_end(st, n) for st in self._ended]
+                self._ended.clear()
             utt = self._current
             if utt is None and self._queue and not self._paused:
                 utt = self._current = self._queue.popleft()
                 self._started_at = n
-                events.append(StageEvent("start", utt, n, n * self.spf))
+                events.append(StageEvent(StageEventKind.START, utt.line, n, n * self.spf, utt))
             if utt is None:
                 state, audio = FrameState(n=n, fps=self.fps), self._silence
             else:
@@ -141,8 +213,19 @@ class Stage:
                 )
                 if lo + self.spf >= utt.pcm.shape[0]:
                     self._current = None
-                    events.append(StageEvent("end", utt, n, n * self.spf))
+                    events.append(StageEvent(StageEventKind.END, utt.line, n, n * self.spf, utt))
+                    ls = self._lines.get(utt.line.id)
+                    if ls is not None:
+                        ls.outstanding -= 1
+                        ls.played += 1
+                        if ls.closed and ls.outstanding == 0:
+                            del self._lines[utt.line.id]
+                            self._over[utt.line.id] = None
+                            events.append(self._line_end(ls, n))
         if self._on_event is not None:
             for event in events:
                 self._on_event(event)
         return state, audio
+
+    def _line_end(self, state: _LineState, n: int) -> StageEvent:
+        return StageEvent(StageEventKind.LINE_END, state.line, n, n * self.spf, cut=state.cut, played=state.played)

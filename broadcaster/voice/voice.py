@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+
+
+async def _one(text: str) -> AsyncIterator[str]:
+    yield text
+
+
+async def _numbered(texts: AsyncIterable[str]) -> AsyncIterator[tuple[int, str]]:
+    part = 0
+    async for text in texts:
+        yield part, text
+        part += 1
 
 
 class VoiceError(Exception):
@@ -132,39 +143,36 @@ class Voice:
                 out.append((s.strip(), spoken))
         return out
 
-    async def speak(self, line: Line) -> AsyncIterator[Utterance]:
-        """One Utterance per sentence, in order, each as soon as it is ready; `last` marks the final one."""
+    async def speak(self, line: Line, texts: AsyncIterable[str] | None = None) -> AsyncIterator[Utterance]:
+        """One Utterance per sentence, in order, each as soon as it is ready.
+
+        `texts` streams what to say (the brain's sentences, as it writes them); without it the line's own
+        text is said. Synthesis runs up to `prefetch_sentences` sentences ahead of what the caller has
+        taken, across text boundaries, so the next sentence is ready when the stage needs it. A sentence
+        no voice could say is left out; the caller ends the line on the stage when this generator ends.
+        """
         if not self._started:
             await self.start()
-        parts = self.sentences(line.text)
-        if not parts:
-            return
-        # The producer runs up to `prefetch_sentences` ahead of what the caller has taken.
-        queue: asyncio.Queue[tuple[_Spoken, bool] | None] = asyncio.Queue(maxsize=max(1, self.cfg.prefetch_sentences))
+        queue: asyncio.Queue[Utterance | None] = asyncio.Queue(maxsize=max(1, self.cfg.prefetch_sentences))
 
         async def produce() -> None:
-            for i, (subtitle, spoken) in enumerate(parts):
-                s = await self._speak_one(subtitle, spoken)
-                if s is not None:
-                    await queue.put((s, i == len(parts) - 1))
+            index = 0
+            try:
+                async for part, text in _numbered(texts if texts is not None else _one(line.text)):
+                    for subtitle, spoken in self.sentences(text):
+                        s = await self._speak_one(subtitle, spoken)
+                        if s is not None:
+                            await queue.put(Utterance(pcm=s.pcm, mouth=s.mouth, text=s.text, line=line,
+                                                      index=index, part=part))
+                            index += 1
+            except Exception:  # what was voiced still plays; the line ends there
+                log.exception("voice[%s]: the text of line %d failed midway", self.room, line.id)
             await queue.put(None)
 
         producer = asyncio.create_task(produce(), name=f"voice-{self.room}-{line.id}")
-        index = 0
         try:
-            while (item := await queue.get()) is not None:
-                spoken, is_last_part = item
-                yield Utterance(pcm=spoken.pcm, mouth=spoken.mouth, text=spoken.text, line=line,
-                                index=index, last=is_last_part)
-                index += 1
-                if is_last_part:
-                    return
-            if index:
-                # The final sentence(s) were dropped after an earlier one went out with last=False: close
-                # the line with one silent frame so the stage still sees its end.
-                spf = self.sample_rate // self.fps
-                yield Utterance(pcm=np.zeros(spf, np.float32), mouth=MouthTrack.silent(1), text="", line=line,
-                                index=index, last=True)
+            while (utt := await queue.get()) is not None:
+                yield utt
         finally:
             if not producer.done():
                 producer.cancel()

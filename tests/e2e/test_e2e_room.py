@@ -78,13 +78,13 @@ def audit_records(path: Path) -> list[dict]:
 def start_events(room: Room) -> list:
     """The stage's start events, to cross-check the received audio against where the stage put speech."""
     starts: list = []
-    room.add_stage_listener(lambda ev: starts.append(ev) if ev.kind == "start" else None)
+    room.port.subscribe(lambda ev: starts.append(ev) if ev.kind == "start" else None)
     return starts
 
 
 def stage_onset(got: Received, starts: list, trail) -> float:
     """Monotonic time the stage was due to play the first audible sample of a line."""
-    ev = next(e for e in starts if e.utterance.line.id == trail.line.id)
+    ev = next(e for e in starts if e.line.id == trail.line.id)
     first = int(np.flatnonzero(np.abs(ev.utterance.pcm) > AUDIBLE)[0])
     return got.t0 + (ev.sample + first) / RATE
 
@@ -124,7 +124,7 @@ async def test_idle_room_answers_by_source_and_triages_chat(fake, ffmpeg_ingest,
     cfg = room_config(fake, outputs=[{"type": "rtmp", "url": ingest.url, "name": "ingest"},
                                      {"type": "record", "path": str(tmp_path / "rec.flv"), "name": "rec"}],
                       audit=audit)
-    room = Room(cfg, base_dir=tmp_path, paced=True)
+    room = Room(cfg, paced=True)
     ClockWatch(room)
     starts = start_events(room)
     chat = Chat(fake)
@@ -186,7 +186,7 @@ async def test_idle_room_answers_by_source_and_triages_chat(fake, ffmpeg_ingest,
     assert show.director.drops.get("merged", 0) + show.director.drops.get("recently_answered", 0) == 4
     onset = check_onset(got, starts, burst[0], sent["burst"], "burst (kb)")
     heard = got.speech_between(sent["burst"], sent["gifts"] - 0.05)
-    burst_s = sum(e.utterance.pcm.shape[0] for e in starts if e.utterance.line.id == burst[0].line.id) / RATE
+    burst_s = sum(e.utterance.pcm.shape[0] for e in starts if e.line.id == burst[0].line.id) / RATE
     assert heard and heard[0][0] == onset
     assert heard[-1][1] - onset < burst_s + 0.1, "more speech after the burst than its one answer"
 
@@ -217,7 +217,7 @@ async def test_talk_track_room_llm_answer_super_chat_first_and_talk_resumes(fake
     audit = tmp_path / "audit.jsonl"
     cfg = room_config(fake, outputs=[{"type": "rtmp", "url": ingest.url, "name": "ingest"}], audit=audit,
                       llm_url=llm.base_url, talk=talk, talk_gap_s=2.5)
-    room = Room(cfg, base_dir=tmp_path, paced=True)
+    room = Room(cfg, paced=True)
     ClockWatch(room)
     starts = start_events(room)
     chat = Chat(fake)
@@ -315,7 +315,7 @@ async def test_super_chat_beats_questions_that_came_first_during_a_talk_sentence
         "brain": {"kb": {"dir": str(DEMO_DIR / "kb"), "check_interval_s": 0}},
         "director": {"talk": {"file": str(talk)}},
     })
-    room = Room(cfg, base_dir=tmp_path, avatar=CardAvatar(320, 180))
+    room = Room(cfg, avatar=CardAvatar(320, 180))
     try:
         await room.start()
         show = room.show
@@ -325,7 +325,7 @@ async def test_super_chat_beats_questions_that_came_first_during_a_talk_sentence
         for i, q in enumerate(PLAIN_QS):
             show.offer(Event("test", "sc", EventKind.COMMENT, User(str(i), f"u{i}"), q))
             await asyncio.sleep(0.1)
-        show.offer(Event("test", "sc", EventKind.SUPER_CHAT, User("99", "大白"), SC_Q, value_cny=30))
+        show.offer(Event("test", "sc", EventKind.SUPER_CHAT, User("99", "大白"), SC_Q, value_milli=30_000))
         assert room.stage.current is not None and room.stage.current.line.id == talk_id
         first = await wait_trail(room, lambda t: t.line.event is not None, 40, "the first answer played")
     finally:

@@ -58,7 +58,7 @@ def test_console_preview_token_controls_and_say_heard_on_rtmp(sync_playwright, f
     d = DaemonThread(cfg).start()
     events: list[tuple[str, str, int]] = []
     d.loop.call_soon_threadsafe(
-        d.room("r1").add_stage_listener, lambda ev: events.append((ev.kind, ev.utterance.line.text, ev.frame))
+        d.room("r1").port.subscribe, lambda ev: events.append((ev.kind, ev.line.text, ev.frame))
     )
     browser = _browser(sync_playwright)
     try:

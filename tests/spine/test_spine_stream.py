@@ -32,10 +32,11 @@ def room_config(outputs: list[dict], fps: int = 25, sample_rate: int = 44100) ->
 async def _speak_tone(room: Room, seconds: float) -> tuple[int, int]:
     """Queues a tone line; returns the frames it started and ended on (from the stage's own events)."""
     frames: dict[str, int] = {}
-    room.add_stage_listener(lambda ev: frames.setdefault(ev.kind, ev.frame))
+    room.port.subscribe(lambda ev: frames.setdefault(ev.kind, ev.frame))
     utt = tone_utterance(seconds, room.cfg.audio.sample_rate, room.cfg.video.fps)
-    room.push(utt)
-    assert await room.wait_spoken(utt.line.id, timeout=seconds + 5)
+    assert room.port.push(utt)
+    room.port.end_line(utt.line)
+    assert await room.port.line_ended(utt.line.id, timeout=seconds + 5)
     return frames["start"], frames["end"]
 
 

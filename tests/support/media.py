@@ -34,12 +34,12 @@ def tone(seconds: float, sample_rate: int, freq: float = 440.0, amp: float = 0.5
 
 
 def tone_utterance(seconds: float, sample_rate: int, fps: int, text: str = "tone", line: Line | None = None,
-                   freq: float = 440.0, index: int = 0, last: bool = True) -> Utterance:
+                   freq: float = 440.0, index: int = 0) -> Utterance:
     pcm = tone(seconds, sample_rate, freq)
     frames = -(-pcm.shape[0] // (sample_rate // fps))
     track = MouthTrack(np.full(frames, 0.6, np.float32), np.ones(frames, np.uint8))
     return Utterance(pcm=pcm, mouth=track, text=text, line=line or Line(text, LineSource.OPERATOR),
-                     index=index, last=last)
+                     index=index)
 
 
 @dataclass

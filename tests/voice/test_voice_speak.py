@@ -88,8 +88,8 @@ async def test_espeak_speaks_chinese_sentence_by_sentence() -> None:
         utts = await _collect(voice, "欢迎来到直播间！今天只要¥199.9。")
     finally:
         await voice.close()
-    assert [u.index for u in utts] == [0, 1]
-    assert [u.last for u in utts] == [False, True]
+    assert [u.index for u in utts] == [0, 1] and [u.part for u in utts] == [0, 0]
+    assert utts[0].id != utts[1].id
     assert utts[1].text == "今天只要¥199.9。"  # the subtitle keeps the written form
     for u in utts:
         assert u.pcm.dtype == np.float32 and u.pcm.ndim == 1
@@ -107,7 +107,7 @@ async def test_espeak_english_voice() -> None:
         utts = await _collect(voice, "Hello everyone. Thanks for the gift!")
     finally:
         await voice.close()
-    assert len(utts) == 2 and utts[-1].last
+    assert len(utts) == 2
     assert all(u.pcm.size / SR > 0.4 for u in utts)
 
 
@@ -184,7 +184,6 @@ async def test_failing_backend_sentence_is_revoiced_by_fallback(mode: str) -> No
         broken.release.set()
         await voice.close()
     assert [u.text for u in utts] == ["第一句好的。", "这句坏了。", "第三句也好。"]
-    assert [u.last for u in utts] == [False, False, True]
     assert voice.fallbacks == 1 and voice.dropped == 0
     assert revoiced._value.get() - before == 1
     # The fallback sentence is espeak speech, much longer than the broken backend's two 0.1 s beeps.
@@ -198,11 +197,37 @@ async def test_failing_backend_without_fallback_drops_and_keeps_going() -> None:
     broken = Broken("crash")
     voice = Voice(cfg, broken, sample_rate=SR, fps=FPS, room="drop-t", store=None, fallback=None)
     utts = await _collect(voice, "好的开始。这句坏了。")
-    assert [u.text for u in utts] == ["好的开始。", ""]  # the dropped last sentence leaves a 1-frame end marker
-    assert utts[-1].last and len(utts[-1].mouth) == 1 and not utts[-1].pcm.any()
+    assert [u.text for u in utts] == ["好的开始。"]  # the dropped sentence is left out, no marker needed
     assert voice.dropped == 1
     utts = await _collect(voice, "这句坏了。又一个好句子。")
-    assert [u.text for u in utts] == ["又一个好句子。"] and utts[0].last and utts[0].index == 0
+    assert [u.text for u in utts] == ["又一个好句子。"] and utts[0].index == 0
+
+
+async def test_a_streamed_answer_is_voiced_ahead_across_texts() -> None:
+    """The brain's sentences arrive one by one: the voice synthesizes the next while the caller holds one,
+    numbering which streamed text each utterance voices."""
+    voice = build_voice(_cfg(prefetch_sentences=2), sample_rate=SR, fps=FPS, room="t")
+    asked: list[str] = []
+
+    async def texts():
+        for t in ["第一句。第二句！", "第三句。"]:
+            asked.append(t)
+            yield t
+
+    try:
+        agen = voice.speak(_line("ignored"), texts())
+        first = await anext(agen)
+        for _ in range(100):  # the producer runs ahead while the first utterance is held
+            if len(asked) == 2:
+                break
+            await asyncio.sleep(0.02)
+        assert len(asked) == 2, "the next text was pulled while the first utterance was still held"
+        rest = [u async for u in agen]
+    finally:
+        await voice.close()
+    utts = [first, *rest]
+    assert [u.text for u in utts] == ["第一句。", "第二句！", "第三句。"]
+    assert [u.part for u in utts] == [0, 0, 1] and [u.index for u in utts] == [0, 1, 2]
 
 
 async def test_repeated_failures_open_the_breaker() -> None:
