@@ -14,7 +14,7 @@ import pytest
 from director_helpers import Clock, cfg, director, ev, metric_drops, moderator
 
 from broadcaster.director import Director, TriagedLine
-from broadcaster.lines import LineSource
+from broadcaster.lines import LineKind, LineSource
 from danmaku.event import Event, EventKind, User
 
 
@@ -47,13 +47,14 @@ def test_ranking_super_chat_guard_gift_question_comment() -> None:
     while (line := d.pick()) is not None:
         kinds.append((line.kind, line.source))
     assert kinds == [
-        ("super_chat", LineSource.ANSWER),  # the ¥100 one first
-        ("super_chat", LineSource.ANSWER),
-        ("guard", LineSource.THANKS),
-        ("gift", LineSource.THANKS),
-        ("question", LineSource.ANSWER),
-        ("comment", LineSource.ANSWER),
+        (LineKind.SUPER_CHAT, LineSource.ANSWER),  # the ¥100 one first
+        (LineKind.SUPER_CHAT, LineSource.ANSWER),
+        (LineKind.GUARD, LineSource.THANKS),
+        (LineKind.GIFT, LineSource.THANKS),
+        (LineKind.QUESTION, LineSource.ANSWER),
+        (LineKind.COMMENT, LineSource.ANSWER),
     ]
+    assert all(type(kind) is LineKind for kind, _ in kinds)
 
 
 def test_near_duplicates_merge_with_counts_and_answered_ones_are_not_repeated() -> None:
@@ -127,7 +128,7 @@ def test_operator_lines_jump_the_queue_and_stale_lines_are_dropped() -> None:
     assert op.source == LineSource.OPERATOR and op.text == "插播一条：今晚十点有抽奖！"
     assert d.urgent_waiting()
     assert d.pick() is op
-    assert d.pick().kind == "super_chat"
+    assert d.pick().kind is LineKind.SUPER_CHAT
     c.t += 60  # the question's 25 s deadline passed
     stale = metric_drops("op", "stale")
     assert d.pick() is None
@@ -139,7 +140,7 @@ def test_talk_track_fills_silence_one_line_ahead_at_most(talk_file: Path) -> Non
     d = Director("talk", cfg(talk={"file": str(talk_file), "gap_s": 1.0}), moderator(), fps_clock=c,
                  wall_clock=lambda: dt.datetime(2026, 1, 1, 12, 0))
     first = d.pick()
-    assert first.source == LineSource.SCRIPT and first.kind == "script" and first.segment == "opening"
+    assert first.source == LineSource.SCRIPT and first.kind is LineKind.SCRIPT and first.segment == "opening"
     # While it is (estimated to be) spoken, asking again gives nothing: script never queues up.
     for _ in range(5):
         assert d.pick() is None
@@ -225,7 +226,7 @@ def test_flood_of_1000_events_per_second_for_60_seconds() -> None:
             line = d.pick()
             if line is not None:
                 picked.append(line)
-                if line.kind == "super_chat":
+                if line.kind is LineKind.SUPER_CHAT:
                     sc_waits.append(c.t - pending_sc.pop(line.event.text))
                 elif pending_sc:
                     raise AssertionError(f"{line.kind} answered while a super chat waited")
@@ -243,7 +244,7 @@ def test_flood_of_1000_events_per_second_for_60_seconds() -> None:
     while pending_sc:
         c.t += 4.0
         line = d.pick()
-        assert line is not None and line.kind == "super_chat", line
+        assert line is not None and line.kind is LineKind.SUPER_CHAT, line
         sc_waits.append(c.t - pending_sc.pop(line.event.text))
         picked.append(line)
     assert sc_offered >= 3 and max(sc_waits) < d.tcfg.deadlines.super_chat
@@ -265,3 +266,36 @@ def test_garbage_events_never_raise(kind: EventKind) -> None:
     d.offer(Event("test", "garbage", EventKind.GIFT, None, "", extra={"count": "many"}))
     d.pick()
     assert sum(d.drops.values()) >= 1
+
+
+def test_a_malformed_gift_is_counted_as_an_error_and_leaves_no_empty_batch() -> None:
+    c = Clock()
+    d = director("badgift", c, triage={"gift_batch_s": 1})
+    d.offer(ev(c, EventKind.GIFT, "", "甲", count="many"))
+    assert d.drops == {"error": 1} and d.snapshot()["gift_batch"] is None
+    c.t += 5
+    assert d.pick() is None  # the old director built an empty batch here and raised when it came due
+
+
+def test_blocked_comments_go_to_on_blocked_and_the_console() -> None:
+    c = Clock()
+    d = director("blocked", c, moderation={"words": ["竞品"]})
+    seen: list[tuple[str, str]] = []
+    d.on_blocked = lambda event, verdict: seen.append((event.text, verdict))
+    d.offer(ev(c, EventKind.COMMENT, "你们和竞品比怎么样？", "v"))
+    assert len(seen) == 1 and seen[0][0] == "你们和竞品比怎么样？" and "竞品" in seen[0][1]
+    recent = d.snapshot()["recent"]
+    assert recent[-1]["kind"] == "comment" and recent[-1]["verdict"] == seen[0][1]
+    assert d.pick() is None and d.drops == {"moderation": 1}
+
+
+def test_gift_money_is_exact_in_the_console_and_the_minimum() -> None:
+    c = Clock()
+    d = director("money", c, triage={"gift_min_cny": 0.3, "gift_batch_s": 8})
+    d.offer(ev(c, EventKind.GIFT, "", "甲", value_milli=299))
+    for _ in range(3):
+        d.offer(ev(c, EventKind.GIFT, "", "乙", value_milli=300))
+    snap = d.snapshot()
+    assert d.drops == {"small_gift": 1, "gift_batched": 2}
+    assert snap["gift_batch"]["value_cny"] == 0.9 and snap["gift_batch"]["people"] == ["乙"]
+    assert set(snap) == {"room", "queue", "operator", "gift_batch", "recent", "drops", "script_outstanding"}
