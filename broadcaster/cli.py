@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--height", type=int, default=720)
     p.set_defaults(func=_cmd_demo)
 
-    from broadcaster import admin_client
+    from broadcaster import admin_client, avatar_cli
     from broadcaster.brain import cli as kb_cli
     from broadcaster.show import speakable_texts
     from broadcaster.voice import cli as voice_cli
@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     kb_cli.add_commands(sub)  # kb index | kb query
     voice_cli.add_commands(sub, texts_for_room=speakable_texts)  # cache warm
     admin_client.add_commands(sub)  # status | say | reload
+    avatar_cli.add_commands(sub)  # avatar preview
     return parser
 
 

@@ -218,3 +218,35 @@ def test_photo_without_a_face_is_refused_with_what_to_set(tmp_path) -> None:
         _avatar(path)
     msg = str(e.value)
     assert str(path) in msg and "avatar.face_box" in msg and "avatar.landmarks" in msg and "confidence" in msg
+
+
+def test_readme_landmarks_example_loads_and_matches_detection(photos, tmp_path) -> None:
+    """The landmarks file documented in renderer/README.md (the astronaut's points) is valid and right."""
+    import re
+
+    readme = (Path(__file__).parents[2] / "renderer" / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```json\n(\{\"points\".*?)\n```", readme, re.S)
+    assert block is not None
+    lm_file = tmp_path / "astronaut.landmarks.json"
+    lm_file.write_text(block.group(1), encoding="utf-8")
+    path, photo = photos["astronaut"]
+    fig = _avatar(path, landmarks=lm_file).figure
+    assert fig.photo_landmarks.source == "file"
+    assert np.hypot(*(fig.photo_landmarks.mouth_centre - photo.mouth)) < 0.04 * photo.face_h
+
+
+def test_preview_writes_sheet_landmarks_and_speaking_clip(photos, tmp_path, speech_en) -> None:
+    import av as pyav
+
+    from renderer.preview import preview
+
+    path, _ = photos["hopper"]
+    avatar = build_avatar(AvatarConfig(kind="portrait", path=path), 854, 480, FPS)
+    out = preview(avatar, tmp_path / "prev", speech_en, STAGE_RATE, seconds=4)
+    sheet = cv2.imread(str(out["sheet"]))
+    assert sheet is not None and sheet.shape[0] > 300 and sheet.shape[1] > 300
+    assert set(json.loads(out["landmarks"].read_text())["points"]) == set(NAMED_POINTS)
+    with pyav.open(str(out["clip"])) as c:
+        kinds = {s.type for s in c.streams}
+        frames = sum(1 for _ in c.decode(video=0))
+    assert kinds == {"video", "audio"} and frames == 4 * FPS
