@@ -274,9 +274,9 @@ async def test_connected_but_silent_warns_and_reconnects(fake: BiliWebFake) -> N
     src.add_health_listener(changes.append)
     col = Collector(src)
     await asyncio.wait_for(fake.connected.wait(), 5)
-    await until(lambda: src.health().silent, timeout=5)
-    h = src.health()
-    assert "silent" in h.last_warning and "not logged in" in h.last_warning
+    await until(lambda: any(c.silent and "silent" in c.last_warning for c in changes), timeout=5)
+    h = next(c for c in changes if "silent" in c.last_warning)
+    assert "not logged in" in h.last_warning and "quiet" not in h.last_warning
     await until(lambda: len(fake.conns) >= 2, timeout=5)
     assert any(c.silent for c in changes)
     # A message clears the flag. (Under load the new connection may itself go silent before the push lands;
@@ -289,6 +289,18 @@ async def test_connected_but_silent_warns_and_reconnects(fake: BiliWebFake) -> N
             break
     assert col.events and col.events[0].text == "back"
     assert not src.health().silent
+    await col.close()
+
+
+async def test_quiet_room_is_not_blamed_on_the_login(fake: BiliWebFake) -> None:
+    fake.popularity = 1  # the server says nobody is watching
+    src = open_source(cfg_for(fake, silent_after_s=0.4), "room-q")
+    changes: list[Any] = []
+    src.add_health_listener(changes.append)
+    col = Collector(src)
+    await until(lambda: any("silent" in c.last_warning for c in changes), timeout=5)
+    warning = next(c.last_warning for c in changes if "silent" in c.last_warning)
+    assert "quiet" in warning and "logged in" not in warning and "sessdata" not in warning, warning
     await col.close()
 
 
