@@ -26,7 +26,7 @@ from common.bounded import BoundedDict
 from danmaku.event import Event
 
 if TYPE_CHECKING:
-    from broadcaster.room import StagePort
+    from broadcaster.stage_port import StagePort
     from broadcaster.voice import Voice
 
 log = logging.getLogger(__name__)
