@@ -17,8 +17,8 @@ _DIGITS = "零一二三四五六七八九"
 _PHONE_DIGITS = "零幺二三四五六七八九"
 _SMALL_UNITS = ["", "十", "百", "千"]
 _BIG_UNITS = ["", "万", "亿", "万亿"]
-# Measure words before which a bare 2 is read 两 (两个, 两件), as people say it.
-_MEASURE = "个件位次天瓶盒包斤块只条张台套双款种份本支杯碗把颗袋箱年周月小时分钟秒单遍人克米"
+# Measure words before which a bare 2 is read 两 (两个, 两件), as people say it. Not 月: 2月 is February (二月).
+_MEASURE = "个件位次天瓶盒包斤块只条张台套双款种份本支杯碗把颗袋箱年周小时分钟秒单遍人克米"
 
 
 def digits_zh(s: str, phone: bool = False) -> str:
@@ -170,7 +170,9 @@ _RATIO = re.compile(r"(?<![\d:])(\d+)[:：](\d+)(?![\d:])")  # 3:2 → 三比二
 _FESTIVALS = {"618": "六一八", "520": "五二零", "521": "五二一", "1212": "双十二"}
 _FESTIVAL = re.compile(r"(?<![\d.¥￥$])(" + "|".join(_FESTIVALS) + r")(?=大促|活动|狂欢|节|当天|期间|购物)")
 _ACRONYM = re.compile(r"(?<![A-Za-z])([A-Z]{2,6})(?![A-Za-z])")
-_TWO_MEASURE = re.compile(r"(?<![\d.])2(?=[" + _MEASURE + r"])")
+# A bare 2 before a measure word, but never part of a longer or decimal number, a negative number, an
+# ordinal (第2件 → 第二件, 2年级 → 二年级) or a clock time (八点2分 → 八点二分).
+_TWO_MEASURE = re.compile(r"(?<![\d.\-第点])(?<!第 )2(?=[" + _MEASURE + r"])(?!年级)")
 # A sign belongs to the number only where it cannot be an operator (not right after a digit or letter).
 _NUMBER = re.compile(r"(?:(?<![\dA-Za-z])[-+])?" + _NUM)
 # Order numbers, codes: 7+ digits read one by one, unless it is a round amount (1000000 → 一百万).

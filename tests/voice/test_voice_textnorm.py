@@ -93,6 +93,42 @@ def test_normalize_zh_table(written: str, spoken: str) -> None:
     assert normalize_zh(written) == spoken
 
 
+# 2 is read 两 only as a count before a measure word; never in ordinals, months, grades, clock times,
+# decimals, negative numbers or longer (phone-like) digit strings.
+TWO_CASES = [
+    ("买2件", "买两件"),
+    ("2个", "两个"),
+    ("2个月", "两个月"),
+    ("2天发货", "两天发货"),
+    ("2小时", "两小时"),
+    ("2分钟", "两分钟"),
+    ("拍2单", "拍两单"),
+    ("第2件", "第二件"),
+    ("第2天", "第二天"),
+    ("第2次", "第二次"),
+    ("第 2件", "第二件"),
+    ("No.2件", "第二件"),
+    ("第12件", "第十二件"),
+    ("2月", "二月"),
+    ("2年级", "二年级"),
+    ("2年", "两年"),
+    ("八点2分", "八点二分"),
+    ("2楼", "二楼"),
+    ("2号", "二号"),
+    ("12个", "十二个"),
+    ("22个", "二十二个"),
+    ("0.2个", "零点二个"),
+    ("2.5斤", "二点五斤"),
+    ("-2个", "负二个"),
+    ("13812345672个", "幺三八幺二三四五六七二个"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), TWO_CASES)
+def test_two_is_liang_only_as_a_count(written: str, spoken: str) -> None:
+    assert normalize_zh(written) == spoken
+
+
 @pytest.mark.parametrize(
     ("n", "zh"),
     [(0, "零"), (7, "七"), (10, "十"), (11, "十一"), (20, "二十"), (101, "一百零一"), (1010, "一千零一十"),
