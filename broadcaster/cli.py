@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from broadcaster import faults
 from broadcaster.config import ConfigError, dump_redacted, load_config, parse_config
 
 EXIT_CONFIG = 2
@@ -33,6 +34,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     register_secrets(secrets_of(config))  # exact secret values are masked in every log line from here on
     _setup_logging(config.daemon.log_level, config.daemon.log_format)
+    faults.arm_from_env()  # chaos tests only: VA_FAULTS unset arms nothing
     faulthandler.enable()  # a watchdog SIGABRT leaves every thread's stack in the journal
     return asyncio.run(Daemon(config, Path(args.config).resolve()).run())
 
@@ -60,6 +62,33 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return code
 
 
+def _tail_sources(config_path: str, room_id: str) -> list:
+    """`tail`'s view of the daemon config: one room's source configs (ValueError, one line, on a mistake);
+    logging as the daemon's (secrets masked), on stderr because stdout carries the events."""
+    from broadcaster.logs import register_secrets, secrets_of, setup_logging
+
+    try:
+        config = load_config(config_path)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        room = config.room(room_id)
+    except KeyError:
+        raise ValueError(f"{config_path}: no room {room_id!r} (rooms: {', '.join(r.id for r in config.rooms)})"
+                         ) from None
+    if not room.sources:
+        raise ValueError(f"{config_path}: room {room_id!r} has no sources")
+    register_secrets(secrets_of(config))
+    setup_logging(config.daemon.log_level, "text", stream=sys.stderr)
+    return list(room.sources)
+
+
+def _speakable_texts(room):
+    from broadcaster.show import speakable_texts  # the whole content layer: only for `cache warm`
+
+    return speakable_texts(room)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="virtual-anchor", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -82,13 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from broadcaster import admin_client, avatar_cli
     from broadcaster.brain import cli as kb_cli
-    from broadcaster.show import speakable_texts
     from broadcaster.voice import cli as voice_cli
     from danmaku import cli as danmaku_cli
 
-    danmaku_cli.add_commands(sub)  # tail
+    danmaku_cli.add_commands(sub, _tail_sources)  # tail
     kb_cli.add_commands(sub)  # kb index | kb query
-    voice_cli.add_commands(sub, texts_for_room=speakable_texts)  # cache warm
+    voice_cli.add_commands(sub, texts_for_room=_speakable_texts)  # cache warm
     admin_client.add_commands(sub)  # status | say | reload
     avatar_cli.add_commands(sub)  # avatar preview
     return parser

@@ -1,4 +1,8 @@
-"""`virtual-anchor tail -c FILE ROOM`: print a room's chat events and source health changes as JSON lines."""
+"""`virtual-anchor tail -c FILE ROOM`: print a room's chat events and source health changes as JSON lines.
+
+danmaku knows nothing of the daemon's config file: the daemon CLI registers `tail` with a loader that turns
+(config path, room id) into that room's source configs (and sets up logging as the daemon's).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,22 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import signal
 import sys
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
+from danmaku.config import SourceConfig
 from danmaku.source import Source, SourceHealth
 
+# (config path, room id) → the room's source configs; raises ValueError with a one-line message on a mistake.
+SourceLoader = Callable[[str, str], Sequence[SourceConfig]]
 
-def add_commands(subparsers: Any) -> None:
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def add_commands(subparsers: Any, load_sources: SourceLoader) -> None:
     """Registers `tail` on the daemon CLI's subparsers (argparse); the handler is `args.func(args) -> int`."""
     p = subparsers.add_parser(
         "tail",
@@ -23,23 +35,39 @@ def add_commands(subparsers: Any) -> None:
     )
     p.add_argument("-c", "--config", required=True, metavar="FILE", help="daemon YAML config")
     p.add_argument("room", metavar="ROOM", help="room id from the config")
-    p.set_defaults(func=tail_main)
+    p.set_defaults(func=tail_main, load_sources=load_sources)
+
+
+def setup_logging(stream: TextIO) -> None:
+    """Warnings (reconnects, undecodable input) go to stderr with time and level, unless logging is set up."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(stream)
+        handler.setFormatter(logging.Formatter(LOG_FORMAT))
+        root.addHandler(handler)
+        root.setLevel(logging.INFO)
 
 
 def tail_main(args: argparse.Namespace) -> int:
     try:
-        return asyncio.run(run_tail(args.config, args.room))
+        sources = list(args.load_sources(args.config, args.room))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    setup_logging(sys.stderr)
+    try:
+        return asyncio.run(run_tail(sources, args.room))
     except KeyboardInterrupt:
         return 130
 
 
 def _health_key(h: SourceHealth) -> tuple[Any, ...]:
     # What counts as a change worth a line (message age and error counts move all the time).
-    return (h.connected, h.silent, h.last_warning, h.reconnects)
+    return (h.connected, h.silent, h.last_warning, h.reconnects, h.active)
 
 
 async def run_tail(
-    config_path: str,
+    source_cfgs: Sequence[SourceConfig],
     room_id: str,
     *,
     out: TextIO | None = None,
@@ -49,24 +77,14 @@ async def run_tail(
 ) -> int:
     """Runs until `stop` is set, SIGINT/SIGTERM, `max_events` printed, or every source has ended (replays).
 
-    Returns a process exit code: 0 fine, 2 for a config problem (the message goes to `err`).
+    Returns a process exit code: 0 fine, 2 when there is no source to tail (the message goes to `err`).
     """
-    from broadcaster.config import ConfigError, load_config
     from danmaku.sources import open_source
 
     out = out or sys.stdout
     err = err or sys.stderr
-    try:
-        cfg = load_config(config_path)
-        room = cfg.room(room_id)
-    except ConfigError as exc:
-        print(f"error: {exc}", file=err)
-        return 2
-    except KeyError:
-        print(f"error: {config_path}: no room {room_id!r} (rooms: {', '.join(r.id for r in cfg.rooms)})", file=err)
-        return 2
-    if not room.sources:
-        print(f"error: {config_path}: room {room_id!r} has no sources", file=err)
+    if not source_cfgs:
+        print(f"error: room {room_id!r} has no sources", file=err)
         return 2
 
     stop = stop or asyncio.Event()
@@ -81,7 +99,7 @@ async def run_tail(
         out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
         out.flush()
 
-    sources: list[Source] = [open_source(s, room_id) for s in room.sources]
+    sources: list[Source] = [open_source(s, room_id) for s in source_cfgs]
     last: dict[str, tuple[Any, ...]] = {}
 
     def on_health(h: SourceHealth) -> None:

@@ -6,18 +6,24 @@ import argparse
 import asyncio
 import io
 import json
+import logging
+import re
 from pathlib import Path
+from typing import Any
 
 import aiohttp
+import pytest
+from pydantic import TypeAdapter
 
-from danmaku.cli import add_commands, run_tail
+from danmaku.cli import add_commands, run_tail, setup_logging, tail_main
+from danmaku.config import SourceConfig
 from danmaku.event import Event, EventKind, User
 
+_SOURCES = TypeAdapter(list[SourceConfig])
 
-def _config(tmp_path: Path, sources: str) -> Path:
-    p = tmp_path / "va.yaml"
-    p.write_text(f"rooms:\n  - id: demo\n    sources:\n{sources}", encoding="utf-8")
-    return p
+
+def _sources(*cfgs: dict[str, Any]) -> list[Any]:
+    return _SOURCES.validate_python(list(cfgs))
 
 
 async def test_tail_prints_events_and_health(tmp_path: Path) -> None:
@@ -25,9 +31,9 @@ async def test_tail_prints_events_and_health(tmp_path: Path) -> None:
     rows = [Event("bilibili", "x", EventKind.COMMENT, User("1", "甲"), f"第{i}条").to_json() for i in range(3)]
     rec.write_text("\n".join(json.dumps({**r, "t": i * 0.01}, ensure_ascii=False) for i, r in enumerate(rows)),
                    encoding="utf-8")
-    cfg = _config(tmp_path, f"      - type: replay\n        path: {rec}\n        speed: 0\n")
+    cfgs = _sources({"type": "replay", "path": str(rec), "speed": 0})
     out, err = io.StringIO(), io.StringIO()
-    code = await asyncio.wait_for(run_tail(str(cfg), "demo", out=out, err=err), 10)
+    code = await asyncio.wait_for(run_tail(cfgs, "demo", out=out, err=err), 10)
     assert code == 0, err.getvalue()
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     events = [x for x in lines if "kind" in x]
@@ -39,10 +45,10 @@ async def test_tail_prints_events_and_health(tmp_path: Path) -> None:
 
 
 async def test_tail_webhook_until_stopped(tmp_path: Path) -> None:
-    cfg = _config(tmp_path, "      - type: webhook\n        name: hook\n        port: 0\n        token: tk\n")
+    cfgs = _sources({"type": "webhook", "name": "hook", "port": 0, "token": "tk"})
     out = io.StringIO()
     stop = asyncio.Event()
-    task = asyncio.create_task(run_tail(str(cfg), "demo", out=out, stop=stop))
+    task = asyncio.create_task(run_tail(cfgs, "demo", out=out, stop=stop))
     for _ in range(200):
         if '"connected": true' in out.getvalue():
             break
@@ -64,22 +70,59 @@ async def test_tail_webhook_until_stopped(tmp_path: Path) -> None:
     assert events and events[0]["kind"] == "follow" and events[0]["user"]["name"] == "新粉"
 
 
-async def test_tail_config_errors(tmp_path: Path) -> None:
+def test_tail_config_errors_come_from_the_loader(capsys: pytest.CaptureFixture[str]) -> None:
+    def broken(path: str, room: str) -> list[Any]:
+        raise ValueError(f"{path}: no room {room!r} (rooms: demo)")
+
+    parser = argparse.ArgumentParser()
+    add_commands(parser.add_subparsers(dest="command"), broken)
+    args = parser.parse_args(["tail", "-c", "va.yaml", "nope"])
+    assert args.func(args) == 2
+    assert "error: va.yaml: no room 'nope'" in capsys.readouterr().err
+
+
+async def test_tail_without_sources_exits_2() -> None:
     err = io.StringIO()
-    assert await run_tail(str(tmp_path / "missing.yaml"), "demo", err=err) == 2
-    assert "file not found" in err.getvalue()
-    cfg = _config(tmp_path, "      - type: bilibili_web\n        room_id: -1\n")
-    err = io.StringIO()
-    assert await run_tail(str(cfg), "demo", err=err) == 2
-    assert "room_id" in err.getvalue()
-    cfg = _config(tmp_path, "      - type: replay\n        path: /dev/null\n")
-    err = io.StringIO()
-    assert await run_tail(str(cfg), "nope", err=err) == 2
-    assert "no room 'nope'" in err.getvalue()
+    assert await run_tail([], "demo", err=err) == 2
+    assert "no sources" in err.getvalue()
+
+
+def test_daemon_cli_loader_for_tail(tmp_path: Path) -> None:
+    from broadcaster.cli import _tail_sources
+
+    with pytest.raises(ValueError, match="file not found"):
+        _tail_sources(str(tmp_path / "missing.yaml"), "demo")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("rooms:\n  - id: demo\n    sources:\n      - type: bilibili_web\n        room_id: -1\n")
+    with pytest.raises(ValueError, match="room_id"):
+        _tail_sources(str(bad), "demo")
+    good = tmp_path / "va.yaml"
+    good.write_text("rooms:\n  - id: demo\n    sources:\n      - type: replay\n        path: /dev/null\n")
+    with pytest.raises(ValueError, match="no room 'nope'"):
+        _tail_sources(str(good), "nope")
+    assert [s.type for s in _tail_sources(str(good), "demo")] == ["replay"]
+
+
+def test_tail_warnings_carry_time_and_level() -> None:
+    root = logging.getLogger()
+    saved, level = root.handlers[:], root.level
+    root.handlers = []
+    try:
+        stream = io.StringIO()
+        setup_logging(stream)
+        logging.getLogger("danmaku").warning("demo/bilibili_web: connection closed by the server")
+        line = stream.getvalue().strip()
+        assert re.match(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} WARNING danmaku: demo/bilibili_web: connection closed",
+                        line), line
+    finally:
+        for h in root.handlers:
+            if h not in saved:
+                root.removeHandler(h)
+        root.handlers, root.level = saved, level
 
 
 def test_add_commands_registers_tail() -> None:
     parser = argparse.ArgumentParser()
-    add_commands(parser.add_subparsers(dest="command"))
+    add_commands(parser.add_subparsers(dest="command"), lambda path, room: [])
     args = parser.parse_args(["tail", "-c", "x.yaml", "room1"])
-    assert (args.config, args.room) == ("x.yaml", "room1") and callable(args.func)
+    assert (args.config, args.room) == ("x.yaml", "room1") and args.func is tail_main
