@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from broadcaster import metrics
+from broadcaster import faults, metrics
 from broadcaster.output.encoder import EncodedPacket, Encoder
 from broadcaster.output.sinks import Sink
 from broadcaster.stage import Stage
@@ -49,7 +49,6 @@ class MediaClock:
         self._stop = threading.Event()
         self._stop_after_sentence = threading.Event()
         self._drain_deadline = float("inf")
-        self._stall = threading.Event()  # tests: freeze the clock on purpose (watchdog checks)
         self._thread = threading.Thread(target=self._run, name=f"clock-{room}", daemon=True)
         self.error: BaseException | None = None
         self._m_frames = metrics.FRAMES.labels(room)
@@ -83,12 +82,6 @@ class MediaClock:
         """Seconds since the last tick: a stalled clock shows here (and stops the watchdog pings)."""
         return time.monotonic() - self.last_tick
 
-    def stall(self, on: bool = True) -> None:
-        if on:
-            self._stall.set()
-        else:
-            self._stall.clear()
-
     def _run(self) -> None:
         try:
             self._loop()
@@ -101,8 +94,8 @@ class MediaClock:
         t0 = time.monotonic()
         n = 0
         while not self._stop.is_set():
-            while self._stall.is_set() and not self._stop.is_set():
-                time.sleep(0.05)
+            if faults.armed:
+                self._injected_faults()
             if self._stop_after_sentence.is_set() and (
                 not self.stage.speaking or time.monotonic() > self._drain_deadline
             ):
@@ -116,6 +109,8 @@ class MediaClock:
                 self._m_late.inc()
             else:
                 try:
+                    if faults.armed and faults.fires(faults.RENDER_ERROR, self.room):
+                        raise faults.FaultInjected(faults.RENDER_ERROR)
                     frame = self.avatar.render(state)
                 except Exception:
                     if self.last_frame is None:
@@ -151,3 +146,9 @@ class MediaClock:
             sink.put(tail)
         if self.on_packets is not None:
             self.on_packets(n, tail)
+
+    def _injected_faults(self) -> None:
+        while faults.fires(faults.CLOCK_HANG, self.room) and not self._stop.is_set():
+            time.sleep(0.05)  # hung: no tick, no frame, no packet — what the watchdog and supervisor must see
+        if faults.fires(faults.CLOCK_CRASH, self.room):
+            raise faults.FaultInjected(faults.CLOCK_CRASH)
