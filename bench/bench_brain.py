@@ -37,7 +37,7 @@ from broadcaster.brain.moderation import moderator_from_config  # noqa: E402
 from broadcaster.brain.textnorm import normalize, question_key  # noqa: E402
 from broadcaster.director import Director, TriagedLine  # noqa: E402
 from broadcaster.director.config import DirectorConfig  # noqa: E402
-from broadcaster.lines import LineSource  # noqa: E402
+from broadcaster.lines import LineKind, LineSource  # noqa: E402
 from danmaku.event import Event, EventKind, User  # noqa: E402
 
 NOUNS = ["保温杯", "杯盖", "硅胶圈", "内胆", "外壳", "吸管", "杯套", "礼盒", "滤网", "提手", "快递", "发票", "优惠券", "会员",
@@ -127,7 +127,7 @@ async def bench_cache(entries: int, iterations: int) -> None:
 
     async def first_sentence(q: str) -> tuple[float, str]:
         line = TriagedLine(text=q, source=LineSource.ANSWER, event=Event("b", "bench", EventKind.COMMENT, User("u", "u"), q),
-                           kind="question")
+                           kind=LineKind.QUESTION)
         t = time.perf_counter()
         agen = brain.answer(line)
         s = await agen.__anext__()
