@@ -14,6 +14,7 @@ import hashlib
 import json
 import math
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -297,30 +298,40 @@ def _blazeface(rgb: np.ndarray, x0: float, y0: float, side: float) -> list[_Cand
     return out
 
 
-def _proposals(rgb: np.ndarray) -> list[_Candidate]:
-    """Face regions: BlazeFace on the whole photo and on overlapping tiles, best first; else the cascade."""
+def _best_first(found: list[_Candidate]) -> list[_Candidate]:
+    found = sorted(found, key=lambda c: (-c.score, -c.size))
+    kept: list[_Candidate] = []
+    for c in found:
+        if all(math.dist(c.centre, k.centre) > 0.3 * k.size for k in kept):
+            kept.append(c)
+    return kept[:4]
+
+
+def _proposal_stages(rgb: np.ndarray) -> Iterator[list[_Candidate]]:
+    """Face regions, cheapest first: BlazeFace on the whole photo; on overlapping tiles; the cascade.
+
+    The caller stops at the first stage whose regions give a confident mesh.
+    """
     h, w = rgb.shape[:2]
-    found: list[_Candidate] = []
     side = float(max(h, w))
-    found += _blazeface(rgb, (w - side) / 2, (h - side) / 2, side)
+    yield _best_first(_blazeface(rgb, (w - side) / 2, (h - side) / 2, side))
     # Tiles catch faces too small for the 128 px whole-photo pass (short-range BlazeFace wants a face
     # at least ~1/5 of its input).
+    found: list[_Candidate] = []
     for frac in (0.6, 0.35, 0.2):
         t = max(min(h, w) * frac, 64.0)
         step = t / 2
         for y in np.arange(0, max(h - t, 0) + 1, step):
             for x in np.arange(0, max(w - t, 0) + 1, step):
                 found += _blazeface(rgb, float(x), float(y), t)
-    if not found:
-        gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-        for x, y, fw, fh in cascade_faces(gray):
-            found.append(_Candidate((x + fw / 2, y + fh * 0.55), 1.6 * max(fw, fh), 0.0, 0.1))
-    found.sort(key=lambda c: (-c.score, -c.size))
-    kept: list[_Candidate] = []
-    for c in found:
-        if all(math.dist(c.centre, k.centre) > 0.3 * k.size for k in kept):
-            kept.append(c)
-    return kept[:4]
+    yield _best_first(found)
+    gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    yield _best_first(
+        [
+            _Candidate((x + fw / 2, y + fh * 0.55), 1.6 * max(fw, fh), 0.0, 0.1)
+            for x, y, fw, fh in cascade_faces(gray)
+        ]
+    )
 
 
 def cascade_faces(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -383,23 +394,28 @@ def detect(
 ) -> tuple[Landmarks | None, float]:
     """The best face's landmarks (or None) and its confidence; face_box, when given, is the only region tried."""
     rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+    best: tuple[np.ndarray, float] | None = None
     with _NETS_LOCK:
         if face_box is not None:
             x, y, w, h = face_box
-            cands = [_Candidate((x + w / 2, y + h / 2), 1.5 * max(w, h), 0.0, 1.0)]
+            stages: Iterable[list[_Candidate]] = [
+                [_Candidate((x + w / 2, y + h / 2), 1.5 * max(w, h), 0.0, 1.0)]
+            ]
         else:
-            cands = _proposals(rgb)
-        best: tuple[np.ndarray, float] | None = None
-        for c in cands:
-            mesh, conf = _run_mesh(rgb, c)
-            # Twice more on the region the landmarks themselves give (as MediaPipe's tracker does).
-            for _ in range(2):
-                mesh2, conf2 = _run_mesh(rgb, _refine(mesh))
-                if conf2 < conf - 0.05:
-                    break
-                mesh, conf = mesh2, conf2
-            if best is None or conf > best[1]:
-                best = (mesh, conf)
+            stages = _proposal_stages(rgb)
+        for cands in stages:
+            for c in cands:
+                mesh, conf = _run_mesh(rgb, c)
+                # Twice more on the region the landmarks themselves give (as MediaPipe's tracker does).
+                for _ in range(2):
+                    mesh2, conf2 = _run_mesh(rgb, _refine(mesh))
+                    if conf2 < conf - 0.05:
+                        break
+                    mesh, conf = mesh2, conf2
+                if best is None or conf > best[1]:
+                    best = (mesh, conf)
+            if best is not None and best[1] >= MIN_CONFIDENCE:
+                break
     if best is None:
         return None, 0.0
     return _mesh_landmarks(best[0], best[1]), best[1]

@@ -59,8 +59,9 @@ def draw_landmarks(avatar: CompositeAvatar) -> np.ndarray:
         cv2.polylines(
             img, [np.round(pts * 4).astype(np.int32)], closed, (60, 230, 60), th, cv2.LINE_AA, shift=2
         )
+    r = max(1.0, lm.face_height / 90)  # dots in proportion to the face, not the canvas
     for x, y in lm.points.values():
-        cv2.circle(img, (round(x * 4), round(y * 4)), 2 * 4, (40, 40, 240), -1, cv2.LINE_AA, shift=2)
+        cv2.circle(img, (round(x * 4), round(y * 4)), round(r * 4), (40, 40, 240), -1, cv2.LINE_AA, shift=2)
     out = np.zeros((avatar.height, avatar.width, 3), np.uint8)
     rx, ry, rw, rh = fig.rect  # type: ignore[attr-defined]
     x0, y0 = max(rx, 0), max(ry, 0)
