@@ -332,3 +332,41 @@ async def test_wbi_rejection_then_fresh_keys_and_host_rotation(fake: BiliWebFake
     await fake.push([cmd_packet(danmu(5, "r", "rotated"))])
     assert (await col.wait_for(1))[0].text == "rotated"
     await col.close()
+
+
+async def test_bombs_decompress_off_the_loop(fake: BiliWebFake) -> None:
+    import time
+
+    import brotli
+
+    from danmaku.bilibili.packet import PacketDecoder
+
+    cap = 32 * 1024 * 1024
+    bomb = packet(5, brotli.compress(b"\x00" * (2 * cap)), ver=3)
+    # What one bomb costs whoever decodes it, measured here (the machine may be slow or busy).
+    t0 = time.perf_counter()
+    PacketDecoder(lambda kind, detail: None, cap).decode(bomb)
+    one_bomb = time.perf_counter() - t0
+
+    src = open_source(cfg_for(fake, max_inflated_bytes=cap), "room-bomb")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    lags: list[float] = []
+
+    async def tick() -> None:
+        while True:
+            t = time.perf_counter()
+            await asyncio.sleep(0.002)
+            lags.append(time.perf_counter() - t - 0.002)
+
+    ticker = asyncio.create_task(tick())
+    n = 6
+    for _ in range(n):
+        await fake.send_raw(bomb)
+    await fake.push([cmd_packet(danmu(1, "a", "after the bombs"))])
+    await col.wait_for(1, timeout=30)
+    ticker.cancel()
+    assert src.health().decode_errors == {"too_large": n}
+    # On the loop, each bomb would freeze it for about `one_bomb`; off it, the loop keeps ticking.
+    assert max(lags) < max(0.025, one_bomb * 0.4), (max(lags), one_bomb)
+    await col.close()
