@@ -11,6 +11,10 @@ key); with an `embed` function (e.g. a local sentence-transformers model) cosine
 embeddings is tried as well. Questions whose numbers differ ("2个多少钱" vs "3个多少钱") never
 match by similarity. The cache does not know what answers mean; `key_fn` decides what counts as the
 same question.
+
+Every entry carries the `kb_version` it was answered under; once the room's knowledge base changes
+(`kb_version` set to the new one) older entries are never served, also ones another daemon of the
+fleet wrote before its KB changed. Callers store only answers voiced whole (see Brain.answer).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class CachedAnswer:
     passage_ids: list[str] = field(default_factory=list)
     created_wall: float = field(default_factory=time.time)
     pinned: bool = False  # FAQ entries: never expire locally, re-warmed at every start
+    kb_version: str = ""  # the knowledge base it was answered from: stale once the KB changes
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +97,7 @@ class AnswerCache:
         self._vectors: dict[str, np.ndarray] = {}
         self._last_refresh = -float("inf")
         self._refresh_task: asyncio.Task[None] | None = None
+        self.kb_version = ""  # entries of another version are stale (see module doc)
 
     # -- store layout ---------------------------------------------------------------------------------
 
@@ -112,7 +118,7 @@ class AnswerCache:
         if item is None:
             return None
         entry, expires = item
-        if expires <= self.clock():
+        if expires <= self.clock() or entry.kb_version != self.kb_version:
             self._forget(key)
             return None
         return entry
@@ -197,6 +203,8 @@ class AnswerCache:
             entry = CachedAnswer(**json.loads(raw))
         except (ValueError, TypeError):
             return None
+        if entry.kb_version != self.kb_version:
+            return None  # answered from another version of the knowledge base
         self._remember(key, entry, self.ttl_s)
         return entry
 
@@ -220,7 +228,7 @@ class AnswerCache:
         key = self.key_fn(question)
         if not key or not answer.strip():
             return None
-        entry = CachedAnswer(question, answer, source, list(passage_ids), pinned=pinned)
+        entry = CachedAnswer(question, answer, source, list(passage_ids), pinned=pinned, kb_version=self.kb_version)
         ttl = self.ttl_s if ttl_s is None else ttl_s
         self._remember(key, entry, ttl)
         if self.embed is not None:

@@ -16,6 +16,9 @@ class ModerationConfig(Model):
     use_global: bool = True  # also the built-in global list
     allow: list[str] = Field(default_factory=list)  # phrases that contain a listed word but are fine
     pinyin: bool = True  # catch pinyin spellings and same-sound (homophone) substitutes
+    initials: bool = True  # pinyin initials ("nmsl", "cnm", "wx") and one letter for a syllable ("W信")
+    aliases: bool = True  # app/contact nicknames of a listed word (加微信 → 加薇信, 加vx, 企鹅号 …)
+    contacts: bool = True  # phone numbers, web addresses and contact ids ("qq 12345678")
     # What happens to an answer sentence that fails moderation: dropped, or replaced by replace_line.
     # A comment that fails moderation is never answered, whatever this says.
     action: Literal["drop", "replace"] = "replace"
@@ -92,9 +95,30 @@ class AuditConfig(Model):
 
 
 class GuardConfig(Model):
-    """Checks on every answer sentence before it is voiced."""
+    """Checks on every answer sentence before it is voiced (see broadcaster/brain/guard.py)."""
 
-    grounding: bool = True  # numbers must appear in the retrieved passages, persona facts or the question's KB
+    # Figures (value and unit: 12小时 is not 12个月) and counts ("5种颜色") must appear in the retrieved
+    # passages or persona facts; numbers in the viewer's question are claims to check, not facts.
+    grounding: bool = True
+    # Promises (买一送一, 半价, 终身保修, 包邮, 无效退款 …) only when a passage makes the same promise.
+    promises: bool = True
+    # Absolute claims the Advertising Law forbids in selling (最, 第一, 国家级, 顶级, 极品 …), even from the KB.
+    absolute_claims: bool = True
+    extra_promises: list[str] = Field(default_factory=list)  # the room's own promise phrases (regexes)
+    # Said in place of a withheld sentence (the answer then ends): never silence mid-answer.
+    safe_line: str = Field("这个我确认一下再告诉大家。", min_length=1)
+
+    @field_validator("extra_promises")
+    @classmethod
+    def _regexes(cls, v: list[str]) -> list[str]:
+        import re
+
+        for p in v:
+            try:
+                re.compile(p)
+            except re.error as exc:
+                raise ValueError(f"extra_promises: {p!r} is not a valid regular expression ({exc})") from None
+        return v
 
 
 class BrainConfig(Model):

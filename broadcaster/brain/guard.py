@@ -1,41 +1,108 @@
-"""The grounding guard: drops sentences that state numbers the context lacks or that leak the prompt.
+"""The grounding guard: withholds answer sentences that state what the context does not.
 
-A sentence may only state a figure (price, size, duration, percentage, any number ≥ 10 or with a
-decimal or a unit) that appears in the allowed texts: the retrieved passages, the persona facts and
-the viewer's own question. Figures are compared by value, so "199元", "199.0 元", "一百九十九元" and
-"¥199" are the same figure, and "1,299" equals "1299". Small bare counts ("两种颜色", "3个") pass.
+A sentence may state a figure only when a retrieved passage or a persona fact states the same
+(value, unit): "12小时" in the KB does not ground "12个月", "250克" grounds "半斤"'s cousin "0.25千克"
+(units are converted), and a count before a classifier ("有5种颜色", "仨罐") is a figure too. The
+viewer's question grounds nothing: its numbers are claims to check ("今天是不是9块9？"). Every numeral
+form is read: Arabic, Chinese (一二三/两/十/百/千/万/亿, 点 decimals), financial (壹贰叁…), 仨/俩, 廿/卅,
+keycap (7️⃣), circled (②, ❷) and full-width digits, money in 9块9 / 3毛5 / 两块五 style, 百分之五十,
+八五折, 2w / 1.5k.
 
-A sentence that echoes the system prompt (long overlap with one of its rule lines) or talks about
-its instructions is dropped too: that is what a prompt-injection success sounds like.
+Promise phrases (wordlists.PROMISES: 买一送一, 半价, 终身保修, 包邮, 全网最低, 无效退款, gifts …) are
+voiced only when a passage makes the same promise (a gift only when the passage names it);
+absolute claims the Advertising Law forbids (wordlists.ABSOLUTE_CLAIMS: 最, 第一, 国家级, 顶级 …) are
+withheld even when the KB has them. A sentence naming a passage id, talking about its instructions,
+or echoing/paraphrasing the system prompt is withheld too.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
 from broadcaster.brain.textnorm import normalize
+from broadcaster.brain.wordlists import ABSOLUTE_CLAIMS, PROMISES
 
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
-_ARABIC = re.compile(r"(?<![a-z0-9_.])[¥￥$]?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?")
-_CHINESE = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+(?:点[零〇一二三四五六七八九]+)?")
-# Units after a number that make it a stated fact even when small ("3折", "5元", "2年").
-_UNIT_AFTER = re.compile(
-    r"^\s*(?:元|块|毛|角|分钱|折|%|％|percent|个?小时|分钟|秒|天|周|个月|月|年|岁|毫升|ml|升|l\b|克|g\b|千克|公斤|kg|斤|"
-    r"厘米|cm|毫米|mm|米|m\b|寸|英寸|瓦|w\b|度|℃|倍)",
-    re.IGNORECASE,
+# Financial and other numeral characters → everyday ones (仨/俩 carry their classifier).
+_NUMERAL_MAP = str.maketrans({
+    "壹": "一", "贰": "二", "貳": "二", "叁": "三", "參": "三", "肆": "四", "伍": "五", "陆": "六", "陸": "六", "柒": "七",
+    "捌": "八", "玖": "九", "拾": "十", "佰": "百", "陌": "百", "仟": "千", "阡": "千", "萬": "万", "億": "亿", "两": "两",
+    **{chr(0x2776 + i): str(i + 1) for i in range(9)}, "\u277f": "10",  # ❶…❿
+    **{chr(0x278A + i): str(i + 1) for i in range(9)}, "\u2793": "10",  # ➊…➓
+    **{chr(0x24F5 + i): str(i + 1) for i in range(9)}, "\u24fe": "10",  # ⓵…⓾
+    "\u20e3": "", "\ufe0f": "",  # keycap: 7️⃣ = "7" U+FE0F U+20E3
+})
+_SPECIAL = [(re.compile("仨"), "三个"), (re.compile("俩"), "两个"), (re.compile("廿"), "二十"), (re.compile("卅"), "三十")]
+_CN_NUM = "零〇一二两三四五六七八九十百千万亿"
+_CN_DIGIT_CHARS = "零〇一二两三四五六七八九"
+
+_ARABIC = re.compile(r"(?<![a-z0-9_.])[¥$]?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\s*([万千亿wk](?![a-z]))?")
+_CHINESE = re.compile(rf"[{_CN_NUM}]+(?:点[{_CN_DIGIT_CHARS}]+)?")
+# Money said the way people say it: 9块9, 3毛5, 两块五, 九块九毛.
+_MONEY = re.compile(
+    rf"(\d+|[{_CN_NUM}]+)(块|元)(\d|[{_CN_DIGIT_CHARS}])(?![\d零〇二两三四五六七八九十百千万亿])(?!一(?![个种款只件罐盒包瓶杯支台套双袋箱份]))(?:毛|角)?"
 )
-_CURRENCY_BEFORE = re.compile(r"[¥￥$]\s*$|(?:售价|价格|原价|现价|到手价|只要|仅需|仅售|优惠)\s*$")
-# Talk about instructions or the prompt itself: never said on stream.
+_MAO = re.compile(rf"(\d|[{_CN_DIGIT_CHARS}])(毛|角)(\d|[{_CN_DIGIT_CHARS}])?(?![\d{_CN_NUM}])")
+_PERCENT = re.compile(rf"百分之([\d.]+|[{_CN_NUM}点]+)")
+_DISCOUNT = re.compile(rf"(?<![{_CN_NUM}\d])([{_CN_DIGIT_CHARS}])([{_CN_DIGIT_CHARS}])折")
+
+# Units after a number: canonical unit and the factor to it. Longest first.
+_UNITS: list[tuple[str, str, float]] = [
+    ("块钱", "元", 1), ("人民币", "元", 1), ("元", "元", 1), ("块", "元", 1), ("rmb", "元", 1), ("毛", "元", 0.1), ("角", "元", 0.1),
+    ("折", "折", 1), ("%", "%", 1), ("％", "%", 1), ("percent", "%", 1),
+    ("个小时", "小时", 1), ("小时", "小时", 1), ("钟头", "小时", 1), ("分钟", "分钟", 1), ("秒钟", "秒", 1), ("秒", "秒", 1),
+    ("个工作日", "天", 1), ("工作日", "天", 1), ("天", "天", 1), ("个星期", "周", 1), ("星期", "周", 1), ("周", "周", 1),
+    ("个月", "月", 1), ("月", "月", 1), ("年", "年", 1), ("岁", "岁", 1),
+    ("毫克", "克", 0.001), ("千克", "克", 1000), ("公斤", "克", 1000), ("kg", "克", 1000), ("斤", "克", 500), ("克", "克", 1),
+    ("g", "克", 1), ("毫升", "毫升", 1), ("ml", "毫升", 1), ("升", "毫升", 1000), ("l", "毫升", 1000),
+    ("毫米", "毫米", 1), ("mm", "毫米", 1), ("厘米", "毫米", 10), ("cm", "毫米", 10), ("公里", "毫米", 1e6), ("米", "毫米", 1000),
+    ("英寸", "寸", 1), ("寸", "寸", 1), ("瓦", "瓦", 1), ("w", "瓦", 1), ("度", "度", 1), ("℃", "度", 1), ("°c", "度", 1),
+    ("倍", "倍", 1), ("点", "点钟", 1), ("人", "人", 1), ("位", "人", 1), ("名", "人", 1),
+    ("yuan", "元", 1), ("rmb", "元", 1), ("dollars", "美元", 1), ("hours", "小时", 1), ("days", "天", 1),
+]
+_UNIT_RE = re.compile(r"\s*(" + "|".join(re.escape(u) for u, _, _ in sorted(_UNITS, key=lambda x: -len(x[0]))) + r")(?![a-z])")
+_UNIT_OF = {u: (c, f) for u, c, f in _UNITS}
+# Classifiers: a number before one is a count ("5种颜色"); 个 matches any of them.
+_CLASSIFIERS = "个种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色口泡道期批单样类次遍回"
+_CLASSIFIER_RE = re.compile(rf"\s*([{_CLASSIFIERS}])")
+_MEASURES = {"元", "折", "%", "小时", "分钟", "秒", "天", "周", "月", "年", "岁", "克", "毫升", "毫米", "寸", "瓦", "度",
+             "倍", "点钟", "人", "美元"}
+_CURRENCY_BEFORE = re.compile(r"[¥$]\s*$|(?:售价|价格|原价|现价|到手价|只要|仅需|仅售|优惠|减|便宜|降价|立减)\s*$")
+_ORDINAL_BEFORE = re.compile(r"(?:第|星期|周|礼拜|no\.?|型号|编号)\s*$")
+# Idioms made of numeral characters that state no figure ("千万不要错过", "十分好用").
+_IDIOMS = re.compile(
+    r"千万|万一|十分|一一|一些|一点|一定|一样|一直|一起|一下|一般|一切|一流|万分|百分百|十足|三三两两|一模一样|五花八门|"
+    r"七上八下|九九|统一|唯一|万能|一芽一叶|一次性|一口气|一会|一边|一旦|一向|一共|一律|一款|一份心|第一时间"
+)
+
+# Talk about instructions or the prompt itself, and passage ids: never said on stream.
 _LEAK_PHRASES = re.compile(
-    r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|开发者(?:消息|指令)|ignore (?:all |the )?previous|"
-    r"忽略(?:之前|以上|上面)的|以下是(?:资料|参考)|资料\s*\[?p\d",
+    r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|设定(?:里|中|上|是)|我的规则|这些规则|规则是|第.条规则|人设|"
+    r"被要求|开发者(?:消息|指令)?|ignore (?:all |the )?previous|忽略(?:之前|以上|上面)的|以下是(?:资料|参考)|"
+    r"(?:根据|参考|按照|下面的|上面的)资料|资料(?:里|中|上|显示|说)|"
+    r"[\w\-/]+\.(?:ya?ml|md|markdown|txt|json)\b|\[[^\]\n]{0,40}#\d+\]|#\d+\]|\bp\d+\]",
     re.IGNORECASE,
 )
+_ABSOLUTE = re.compile("|".join(f"(?:{p})" for p in ABSOLUTE_CLAIMS), re.IGNORECASE)
+_GIFT_OBJECT = re.compile(
+    rf"(?:送|赠送|附赠|赠)(?:给)?(?:你|您|大家|各位|粉丝)?(?:们)?(?:[{_CN_NUM}\d]+[{_CLASSIFIERS}])?([\u4e00-\u9fff]{{2}})"
+)
+
+
+def _numeric_text(text: str) -> str:
+    """The text with every numeral form made ordinary (NFKC: full-width and circled digits; keycaps; 壹; 仨)."""
+    text = text.translate(_NUMERAL_MAP)
+    text = unicodedata.normalize("NFKC", text)
+    for pattern, repl in _SPECIAL:
+        text = pattern.sub(repl, text)
+    return normalize(text)
 
 
 def _cn_to_number(text: str) -> float | None:
@@ -45,6 +112,9 @@ def _cn_to_number(text: str) -> float | None:
     last_unit = 1
     for c in integer:
         if c in _CN_DIGITS:
+            if digit is not None and section == 0 and total == 0:
+                digit = digit * 10 + _CN_DIGITS[c]  # 二四 = 24, read digit by digit
+                continue
             digit = _CN_DIGITS[c]
         elif c in _CN_UNITS:
             unit = _CN_UNITS[c]
@@ -67,70 +137,197 @@ def _cn_to_number(text: str) -> float | None:
     return value
 
 
+def _num(s: str) -> float | None:
+    s = s.strip()
+    if not s:
+        return None
+    if re.fullmatch(r"\d+(?:\.\d+)?", s):
+        return float(s)
+    return _cn_to_number(s)
+
+
 @dataclass(frozen=True, slots=True)
 class Figure:
     value: float
     text: str
-    significant: bool  # ≥ 10, decimal, or with a unit/currency: must be grounded
-
-
-# Idioms made of numeral characters that state no figure ("千万不要错过", "十分好用").
-_IDIOMS = re.compile(r"千万|万一|十分|一一|一些|一点|一定|一样|一直|一起|一下|一般|一切|一流|万分|百分百|十足|三三两两|一模一样|五花八门|七上八下|九九|统一|唯一|万能")
+    significant: bool  # a stated fact that must be grounded
+    unit: str = ""  # canonical unit ("元", "小时", "克" …), "count:种" for a classifier, "" for a bare number
 
 
 def figures(text: str) -> list[Figure]:
-    """Every number stated in text, with whether it is a fact that needs grounding."""
-    text = _IDIOMS.sub(lambda m: "_" * len(m.group(0)), normalize(text))
+    """Every number stated in text, with its canonical unit and whether it needs grounding."""
+    t = _IDIOMS.sub(lambda m: "〃" * len(m.group(0)), _numeric_text(text))
     out: list[Figure] = []
-    for m in _ARABIC.finditer(text):
+    taken = [False] * len(t)
+
+    def claim(a: int, b: int) -> bool:
+        if any(taken[a:b]):
+            return False
+        for i in range(a, b):
+            taken[i] = True
+        return True
+
+    for m in _PERCENT.finditer(t):
+        v = _num(m.group(1))
+        if v is not None and claim(m.start(), m.end()):
+            out.append(Figure(v, m.group(0), True, "%"))
+    for m in _DISCOUNT.finditer(t):
+        if claim(m.start(), m.end()):
+            out.append(Figure(_CN_DIGITS[m.group(1)] + _CN_DIGITS[m.group(2)] / 10, m.group(0), True, "折"))
+    for m in _MONEY.finditer(t):
+        a, b = _num(m.group(1)), _num(m.group(3))
+        if a is not None and b is not None and claim(m.start(), m.end()):
+            out.append(Figure(round(a + b / 10, 4), m.group(0), True, "元"))
+    for m in _MAO.finditer(t):
+        a = _num(m.group(1))
+        b = _num(m.group(3)) if m.group(3) else 0.0
+        if a is not None and b is not None and claim(m.start(), m.end()):
+            out.append(Figure(round(a / 10 + b / 100, 4), m.group(0), True, "元"))
+    for m in _ARABIC.finditer(t):
+        if any(taken[m.start() : m.end()]):
+            continue
         whole = m.group(1).replace(",", "")
         frac = m.group(2)
         value = float(f"{whole}.{frac}") if frac else float(whole)
-        out.append(Figure(value, m.group(0), _significant(text, m.start(), m.end(), value, bool(frac))))
-    for m in _CHINESE.finditer(text):
+        mult = m.group(3)
+        if mult:
+            value *= {"万": 1e4, "w": 1e4, "千": 1e3, "k": 1e3, "亿": 1e8}[mult]
+        claim(m.start(), m.end())
+        f = _figure(t, m.start(), m.end(), value, bool(frac), m.group(0))
+        if not f.unit and m.group(0).lstrip()[:1] in "¥$":
+            f = Figure(f.value, f.text, True, "元")
+        out.append(f)
+    for m in _CHINESE.finditer(t):
         s = m.group(0)
-        if s in ("一", "两", "二") and not _UNIT_AFTER.match(text[m.end():]):
-            continue  # "一下", "一起", "两个人" are words, not figures
+        if any(taken[m.start() : m.end()]):
+            continue
         value = _cn_to_number(s)
         if value is None:
             continue
-        out.append(Figure(value, s, _significant(text, m.start(), m.end(), value, "点" in s)))
+        f = _figure(t, m.start(), m.end(), value, "点" in s, s)
+        if s in ("一", "两", "二") and not f.unit:
+            continue  # "一下", "一起", "两人" are words, not figures
+        out.append(f)
     return out
 
 
-def _significant(text: str, start: int, end: int, value: float, decimal: bool) -> bool:
-    return (
-        value >= 10
-        or decimal
-        or bool(_UNIT_AFTER.match(text[end:]))
-        or bool(_CURRENCY_BEFORE.search(text[max(0, start - 6) : start]))
-    )
+def _figure(t: str, start: int, end: int, value: float, decimal: bool, text: str) -> Figure:
+    after = t[end:]
+    if _ORDINAL_BEFORE.search(t[max(0, start - 4) : start]):
+        return Figure(value, text, False, "ordinal")
+    unit = ""
+    m = _UNIT_RE.match(after)
+    if m is not None:
+        canon, factor = _UNIT_OF[m.group(1)]
+        if canon == "点钟" and re.match(r"\s*点\s*\d", after):
+            canon, factor = "", 1  # a decimal point, not o'clock
+        if canon:
+            unit, value = canon, round(value * factor, 6)
+    if not unit:
+        c = _CLASSIFIER_RE.match(after)
+        if c is not None:
+            unit = "count:" + c.group(1)
+    if not unit and _CURRENCY_BEFORE.search(t[max(0, start - 6) : start]):
+        unit = "元"
+    if unit in _MEASURES:
+        significant = True
+    elif unit.startswith("count:"):
+        significant = value >= 2 or decimal
+    else:
+        significant = value >= 10 or decimal
+    return Figure(value, text, significant, unit)
+
+
+def _same_unit(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if a.startswith("count:") and b.startswith("count:"):
+        return a == "count:个" or b == "count:个"
+    return False
 
 
 @dataclass(frozen=True, slots=True)
 class GuardVerdict:
     ok: bool
-    reason: str = ""  # "ungrounded number 299 (元)" | "prompt leak: …"
+    reason: str = ""  # "ungrounded number 299 元" | "ungrounded promise 买一送一" | "absolute claim 第一" | "prompt leak: …"
+
+
+@functools.lru_cache(maxsize=1)
+def _promise_res(extra: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
+    return [(label, re.compile(p)) for label, p in PROMISES] + [(p, re.compile(p)) for p in extra]
+
+
+def _bigrams(s: str) -> set[str]:
+    s = re.sub(r"[^0-9a-z\u4e00-\u9fff]", "", s)
+    return {s[i : i + 2] for i in range(len(s) - 1)}
 
 
 class GroundingGuard:
     """Checks one answer's sentences against what it may state; built per answer."""
 
-    def __init__(self, allowed_texts: Iterable[str], prompt_rules: Iterable[str] = ()) -> None:
-        self.allowed: set[float] = set()
-        for t in allowed_texts:
+    def __init__(self, allowed_texts: Iterable[str], prompt_rules: Sequence[str] = (), *, grounding: bool = True,
+                 promises: bool = True, absolute_claims: bool = True, extra_promises: Sequence[str] = ()) -> None:
+        self.texts = [_numeric_text(t) for t in allowed_texts]
+        self.allowed: list[tuple[float, str]] = []
+        for t in self.texts:
             for f in figures(t):
-                self.allowed.add(round(f.value, 4))
+                self.allowed.append((round(f.value, 4), f.unit))
         self.rules = [normalize(r) for r in prompt_rules if len(r.strip()) >= 10]
+        # The persona line is a self-introduction when paraphrased; the other rules are not for the air.
+        self._rule_grams = [_bigrams(r) for r in self.rules[1:]]
+        self.grounding = grounding
+        self.promises = promises
+        self.absolute_claims = absolute_claims
+        self._promise_res = _promise_res(tuple(extra_promises))
+        self._joined = "\n".join(self.texts)
 
     def check(self, sentence: str) -> GuardVerdict:
         leak = self._leak(sentence)
         if leak:
             return GuardVerdict(False, f"prompt leak: {leak}")
-        for f in figures(sentence):
-            if f.significant and round(f.value, 4) not in self.allowed:
-                return GuardVerdict(False, f"ungrounded number {f.text.strip()} (not in passages/persona facts)")
+        verdict = self.check_claims(sentence)
+        if not verdict.ok:
+            return verdict
+        if self.grounding:
+            for f in figures(sentence):
+                if f.significant and not self._grounded(f):
+                    unit = f" {f.unit}" if f.unit else ""
+                    return GuardVerdict(False, f"ungrounded number {f.text.strip()}{unit} (not in passages/persona facts)")
+        if self.promises:
+            n = _numeric_text(sentence)
+            for label, rx in self._promise_res:
+                m = rx.search(n)
+                if m is None:
+                    continue
+                if not self._promise_grounded(label, rx, n):
+                    return GuardVerdict(False, f"ungrounded promise {m.group(0)} ({label})")
         return GuardVerdict(True)
+
+    def check_claims(self, sentence: str) -> GuardVerdict:
+        """Absolute claims only (applies to every answer source, the KB and the cache included)."""
+        if self.absolute_claims:
+            m = _ABSOLUTE.search(normalize(sentence))
+            if m is not None:
+                return GuardVerdict(False, f"absolute claim {m.group(0)}")
+        return GuardVerdict(True)
+
+    def _grounded(self, f: Figure) -> bool:
+        v = round(f.value, 4)
+        for value, unit in self.allowed:
+            if value != v:
+                continue
+            if not f.unit or _same_unit(f.unit, unit) or (f.unit.startswith("count:") and not unit):
+                return True
+        return False
+
+    def _promise_grounded(self, label: str, rx: re.Pattern[str], sentence: str) -> bool:
+        if not rx.search(self._joined):
+            return False
+        if label == "赠品":
+            m = _GIFT_OBJECT.search(sentence)
+            if m is not None and m.group(1) not in self._joined:
+                return False  # a gift the passages do not name
+        return True
 
     def _leak(self, sentence: str) -> str:
         m = _LEAK_PHRASES.search(sentence)
@@ -141,4 +338,16 @@ class GroundingGuard:
             for rule in self.rules:
                 if fuzz.partial_ratio(n, rule) >= 85 and min(len(n), len(rule)) >= 10:
                     return rule[:40]
+            grams = _bigrams(n)
+            if len(grams) >= 6:
+                for rule, rg in zip(self.rules[1:], self._rule_grams, strict=True):
+                    shared = len(grams & rg)
+                    if shared >= 6 and shared / len(grams) >= 0.45:
+                        return rule[:40]
         return ""
+
+
+def absolute_claim(sentence: str) -> str:
+    """The absolute claim in a sentence ('' if none)."""
+    m = _ABSOLUTE.search(normalize(sentence))
+    return m.group(0) if m else ""

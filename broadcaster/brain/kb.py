@@ -14,6 +14,7 @@ itself in a worker thread when the files change.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import math
 import re
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from broadcaster.brain.intent import evidence, slots
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.textnorm import normalize
 
@@ -305,6 +307,27 @@ class BM25Index:
         ]
 
 
+def explain_terms(index: BM25Index, query: str, passage_id: str) -> list[tuple[str, float]]:
+    """Each query term's share of a passage's BM25 score (term, contribution), largest first."""
+    terms = list(dict.fromkeys(index.tokenizer(query)))
+    try:
+        i = next(j for j, p in enumerate(index.passages) if p.id == passage_id)
+    except StopIteration:
+        return []
+    out = []
+    for t in terms:
+        post = index._postings.get(t)
+        if post is None:
+            continue
+        ids, tfs = post
+        where = np.flatnonzero(ids == i)
+        if where.size:
+            tf = float(tfs[where[0]])
+            w = CHAR_WEIGHT if t.startswith(CHAR_MARK) else 1.0
+            out.append((t.replace(CHAR_MARK, "·"), index._idf[t] * w * tf * (index.k1 + 1) / (tf + index._norm[i])))
+    return sorted(out, key=lambda x: -x[1])
+
+
 def rrf_fuse(rankings: Sequence[Sequence[Hit]], k: int, c: float = 60.0) -> list[Hit]:
     """Reciprocal-rank fusion; the fused hit keeps the best `match` any ranking gave it."""
     fused: dict[str, float] = defaultdict(float)
@@ -355,6 +378,7 @@ class KnowledgeBase:
         self.signature: tuple[tuple[str, int, int], ...] = ()
         self.builds = 0
         self.changed_ids: set[str] = set()
+        self.version = ""  # a hash of every passage: answers cached under another version are stale
         self._last_check = -float("inf")
         self._lock = asyncio.Lock()
 
@@ -375,6 +399,7 @@ class KnowledgeBase:
         self.corpus, self.bm25, self.dense, self.signature = corpus, bm25, dense, signature
         # Passages that changed or disappeared: answers citing them must not be served any more.
         self.changed_ids = {pid for pid, text in old.items() if new.get(pid) != text}
+        self.version = hashlib.sha1("\x00".join(f"{p.id}\x01{p.text}" for p in corpus.passages).encode()).hexdigest()[:16]
         self.builds += 1
         log.info("kb %s: %d passages, %d FAQ pairs", self.root, len(corpus.passages), len(corpus.faq))
 
@@ -407,7 +432,8 @@ class KnowledgeBase:
 
 
 def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
-    """The sentences of a passage that share the most tokens with the query (in passage order)."""
+    """The sentences of a passage that answer the query: those carrying what its slot asks for (a price
+    for a price question, see intent.SLOTS), then those sharing the most tokens with it (in passage order)."""
     text = hit.passage.text
     if "\n答：" in text:  # an FAQ passage: the answer is the whole point
         return text.split("\n答：", 1)[1].strip()
@@ -416,8 +442,14 @@ def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
     if not sentences:
         return ""
     q = set(tokenize(query))
-    scored = [(len(q & set(tokenize(s))), -i, s) for i, s in enumerate(sentences)]
+    wanted = slots(query)
+    scored = []
+    for i, s in enumerate(sentences):
+        slot_hit = any(evidence(slot, s) for slot in wanted)
+        scored.append((10 * slot_hit + len(q & set(tokenize(s))), -i, s))
     best = sorted(scored, reverse=True)[:max_sentences]
+    if wanted and best[0][0] >= 10:
+        best = [b for b in best if b[0] >= 10]  # only sentences that answer the slot
     best = [b for b in best if b[0] > 0] or best[:1]
     chosen = sorted(best, key=lambda x: -x[1])
     out = []

@@ -1,13 +1,22 @@
-"""Word-list moderation that resists evasion: spacing/symbols, full-width, traditional, pinyin, homophones.
+"""Word-list moderation that undoes the ways viewers dodge a filter.
 
-Every text is looked at in three views:
-- `dense`: normalized (NFKC, traditional → simplified, lower) with everything but letters and CJK
-  removed, so "傻 * 逼", "傻1逼" and "傻逼" (full-width or traditional) read the same;
-- `pinyin`: the dense view with each CJK character replaced by its toneless pinyin, so same-sound
-  substitutes ("沙比") and latin spellings ("sha bi") of a listed word match at syllable boundaries;
-- `latin`: words of the normalized text with leetspeak undone and spaced-out letters joined
-  ("f u c k", "f.u.c.k", "sh1t"), matched on word starts so "class" does not hit "ass".
-An allow list removes known-good phrases first. Pinyin matching needs two syllables or more.
+Every listed word (the room's, plus the built-in lists of broadcaster/brain/wordlists.py unless
+`use_global: false`) is matched through these views of a text, each reported as the rule that fired:
+- `text`: the dense view (NFKC, traditional → simplified, lower case, only letters and CJK), so
+  "傻 * 逼", "傻1逼", "加🌹微🌹信" and "ｗｘ" read like what they hide. A two-sided check with the
+  word segmenter keeps real words that merely contain a listed word across their boundary
+  ("颜色情况" ≠ 色情, "参加群众" ≠ 加群);
+- `alias`: a listed word with an app or contact nickname in place of its key (加微信 → 加薇信, 加vx,
+  企鹅号, 拼夕夕 …; wordlists.ALIASES);
+- `pinyin`: the dense view in toneless pinyin, so homophones ("沙比", "尼玛死了"), latin spellings
+  ("sha bi", "jiaweixin") and fuzzy initials/finals (zh/z, ch/c, sh/s, -ng/-n) match at syllable
+  edges. A homophone that is itself a common word ("出生" for 畜生) is not an evasion;
+- `initial`: one latin letter standing for a syllable ("W信", "d品", "nao残");
+- `abbreviation`: pinyin initials as a whole latin token ("nmsl", "cnm", "wx", "pdd"; the initials
+  of every listed word of three syllables or more are added automatically);
+- `latin`: latin words with leetspeak undone and spaced letters joined ("f u c k", "sh1t");
+- `contact`: phone numbers, web addresses and contact ids ("qq 12345678").
+An allow list removes known-good phrases first.
 """
 
 from __future__ import annotations
@@ -23,20 +32,26 @@ from pypinyin import lazy_pinyin
 from pypinyin.pinyin_dict import pinyin_dict
 
 from broadcaster.brain.textnorm import dense, is_cjk_char, normalize
+from broadcaster.brain.wordlists import ABBREVIATIONS, ALIASES, EVERYDAY_WORDS, GLOBAL_WORDS
 
-# A small global list every room gets unless `use_global: false` (insults, fraud/gambling/drug ads,
-# sexual services). Rooms add their own words.
-GLOBAL_WORDS: tuple[str, ...] = (
-    "傻逼", "操你妈", "草泥马", "你妈的", "他妈的", "狗日的", "去死吧", "脑残", "智障",
-    "赌博", "博彩", "网赌", "六合彩", "毒品", "冰毒", "海洛因", "摇头丸",
-    "约炮", "裸聊", "色情", "嫖娼", "代孕", "办证", "刷单返利", "加微信", "私加微信",
-    "fuck", "shit", "bitch", "asshole",
-)
+__all__ = ["GLOBAL_WORDS", "OK", "Moderator", "Verdict", "build_moderator", "load_words", "moderator_from_config"]
 
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i", "v": "u"})
+# A letter masked by a symbol ("f*ck", "sh#t") or "+"/"➕" for 加 ("+v", "➕微信").
+_MASK = "[*#_.\\-]"
+_PLUS = str.maketrans({"+": "加", "➕": "加", "＋": "加"})
 _SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?![a-z])(?:[^a-z0-9]{1,3}[a-z](?![a-z]))+")
 _BREAK = "|"
 _HAS_LATIN = re.compile(r"[a-z]")
+_TOKENS = re.compile(r"[a-z0-9]+")
+_DENSE_CHAR = re.compile(r"[a-z\u3400-\u9fff\uf900-\ufaff]")
+# A homophone or a crossing match that is a word this common (jieba dictionary frequency) is a real word.
+COMMON_WORD_FREQ = 100
+_CONTACT = re.compile(
+    r"(?<!\d)1[3-9]\d{9}(?!\d)"  # a mainland mobile number
+    r"|https?://|www\.|[a-z0-9-]+\.(?:com|cn|net|top|xyz|vip|shop|cc)(?![a-z0-9])"  # a web address
+    r"|(?:qq|q|v|vx|wx|扣扣|企鹅|微信|薇信|威信|群)\s*(?:号|群|号码)?\s*[:：]?\s*\d{5,}",  # a contact id
+)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -49,30 +64,53 @@ def char_pinyin(c: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFD", first) if not unicodedata.combining(ch))
 
 
+@functools.lru_cache(maxsize=8192)
+def fuzzy(syl: str) -> str:
+    """A syllable with the distinctions viewers blur removed: zh/ch/sh → z/c/s, -ng → -n."""
+    if syl[:2] in ("zh", "ch", "sh"):
+        syl = syl[0] + syl[2:]
+    if syl.endswith("ng") and len(syl) > 2:
+        syl = syl[:-1]
+    return syl
+
+
 @functools.cache
 def _chars_by_syllable() -> dict[str, tuple[int, ...]]:
-    """Every code point of the pinyin table grouped by its toneless reading (built once, ~0.2 s)."""
+    """Every code point of the pinyin table grouped by its fuzzy toneless reading (built once, ~0.2 s)."""
     groups: dict[str, list[int]] = {}
     for cp in pinyin_dict:
-        groups.setdefault(char_pinyin(chr(cp)), []).append(cp)
+        syl = char_pinyin(chr(cp))
+        if syl:
+            groups.setdefault(fuzzy(syl), []).append(cp)
     return {k: tuple(v) for k, v in groups.items()}
 
 
-def _word_pinyin(word: str) -> str:
-    return "".join(lazy_pinyin(word)).replace("ü", "v").lower()
+def _syllables(word: str) -> list[str]:
+    return [s.replace("ü", "v").lower() for s in lazy_pinyin(word)]
+
+
+@functools.cache
+def _segmenter():  # type: ignore[no-untyped-def]
+    from broadcaster.brain.kb import _jieba
+
+    return _jieba()
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
     ok: bool
     matched: tuple[str, ...] = ()  # the listed words that were hit
-    how: tuple[str, ...] = ()  # per match: "text" | "pinyin" | "latin"
+    how: tuple[str, ...] = ()  # per match, the rule: text | alias | pinyin | initial | abbreviation | latin | contact | split
     action: str = ""  # the configured action when not ok
+    spans: tuple[str, ...] = ()  # per match, what in the text it was
 
     def describe(self) -> str:
         if self.ok:
             return "ok"
-        hits = ", ".join(f"{w} ({h})" for w, h in zip(self.matched, self.how, strict=True))
+        hits = ", ".join(
+            f"{w} ({h}{': ' + s if s and s != w else ''})"
+            for w, h, s in zip(self.matched, self.how, self.spans or ("",) * len(self.matched), strict=True)
+        )
         return f"blocked: {hits}; action={self.action}"
 
 
@@ -89,106 +127,248 @@ def load_words(path: Path) -> list[str]:
     return words
 
 
+def _masked(word: str) -> str:
+    """A latin word, or the word with one of its letters after the first masked by a symbol."""
+    alts = [re.escape(word)] + [re.escape(word[:i]) + _MASK + re.escape(word[i + 1 :]) for i in range(1, len(word))]
+    return "(?:" + "|".join(alts) + ")"
+
+
 class Moderator:
     """Checks texts against the room + global word lists; thread-safe and allocation-light."""
 
     def __init__(self, words: Iterable[str], *, allow: Iterable[str] = (), pinyin: bool = True,
-                 action: str = "replace") -> None:
+                 action: str = "replace", aliases: bool = True, initials: bool = True,
+                 contacts: bool = True) -> None:
         self.action = action
         self.use_pinyin = pinyin
-        cjk: dict[str, str] = {}
-        py: dict[str, str] = {}
-        py_words: list[str] = []
+        self.contacts = contacts
+        # dense form → (listed word, rule)
+        forms: dict[str, tuple[str, str]] = {}
         latin: dict[str, str] = {}
+        abbreviations: dict[str, str] = {}
+        py_words: dict[str, str] = {}
+        listed: list[str] = []
         for word in words:
             d = dense(word)
             if not d:
                 continue
+            listed.append(word)
             if any(is_cjk_char(c) for c in d):
-                cjk[d] = word
-                if pinyin and sum(is_cjk_char(c) for c in d) >= 2:
-                    py.setdefault(_word_pinyin(d), word)
-                    py_words.append(d)
+                forms.setdefault(d, (word, "text"))
+                if pinyin and all(is_cjk_char(c) for c in d) and len(d) >= 2:
+                    py_words.setdefault(d, word)
+                if initials and all(is_cjk_char(c) for c in d) and len(d) >= 3:
+                    abbreviations.setdefault("".join(s[0] for s in _syllables(d)), word)
+            elif len(d) <= 3 and d in ABBREVIATIONS:
+                abbreviations.setdefault(d, word)
             else:
                 latin[d] = word
-        self.words = sorted({*cjk.values(), *latin.values()})
-        self._cjk = cjk
-        self._py = py
+        if aliases:
+            for word in listed:
+                d = dense(word)
+                for key, nicks in ALIASES.items():
+                    if key in d:
+                        for nick in nicks:
+                            if d == key and (len(dense(nick)) < 2 or self._common(nick)):
+                                continue  # 微信 itself listed: 威信 and 卫星 are words, "v" is a letter
+                            variant = dense(d.replace(key, nick))
+                            if any(is_cjk_char(c) for c in variant):
+                                forms.setdefault(variant, (word, "alias"))
+                            elif variant:
+                                abbreviations.setdefault(variant, word)
+        if initials:
+            listed_dense = {dense(w) for w in listed}
+            for abbr, meaning in ABBREVIATIONS.items():
+                if meaning in listed_dense or any(meaning in x for x in listed_dense):
+                    abbreviations.setdefault(abbr, meaning)
+        self.words = sorted({w for w, _ in forms.values()} | set(latin.values()) | set(abbreviations.values()))
+        self._forms = forms
         self._latin = latin
-        self._cjk_re = self._alternation(cjk)
-        self._py_re = self._alternation(py, overlapping=True)
-        self._latin_re = re.compile(r"(?<![a-z])(" + "|".join(map(re.escape, sorted(latin, key=len, reverse=True))) + ")") if latin else None
+        self._abbr = abbreviations
+        self._py_words = py_words
+        self._form_re = re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True)))) if forms else None
+        self._latin_re = (
+            re.compile(r"(?<![a-z])(" + "|".join(_masked(w) for w in sorted(latin, key=len, reverse=True)) + ")")
+            if latin else None
+        )
+        self._latin_masked = {w: re.compile(_masked(w)) for w in latin}
+        self._py_re, self._py_groups = self._pinyin_pattern(py_words, initials) if py_words else (None, [])
         self._allow = sorted({dense(a) for a in allow if dense(a)}, key=len, reverse=True)
         # Characters that sound like a syllable of some listed word: a text with fewer than two of
         # them (and no latin letters) cannot match by pinyin, so the per-character walk is skipped.
-        by_syllable = _chars_by_syllable() if py else {}
+        by_syllable = _chars_by_syllable() if py_words else {}
         self._sound_alike: dict[int, None] = {
-            cp: None for syl in {s for w in py_words for s in lazy_pinyin(w)} for cp in by_syllable.get(syl, ())
+            cp: None for syl in {fuzzy(s) for w in py_words for s in _syllables(w)} for cp in by_syllable.get(syl, ())
         }
+        if forms or py_words:
+            _segmenter()  # load the dictionary now, not on the first comment
 
     @staticmethod
-    def _alternation(words: dict[str, str], overlapping: bool = False) -> re.Pattern[str] | None:
-        if not words:
-            return None
-        alt = "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
-        return re.compile(f"(?=({alt}))" if overlapping else f"({alt})")
+    def _pinyin_pattern(py_words: dict[str, str], initials: bool) -> tuple[re.Pattern[str], list[str]]:
+        """One regex over the pinyin stream: CJK syllables are lower case (fuzzy), typed latin upper case.
+
+        A syllable may be a CJK character's (fuzzy) reading, the viewer's own spelling of it, or, with
+        `initials`, one lone typed letter — but not every syllable of a word may be a lone letter
+        (pure initials are the abbreviation rule's business, on whole tokens).
+        """
+        alts: list[str] = []
+        groups: list[str] = []
+        for d, _word in sorted(py_words.items(), key=lambda kv: -len(kv[0])):
+            syls = _syllables(d)
+            full = [f"(?:{re.escape(fuzzy(s))}|{re.escape(s.upper())})" for s in syls]
+            if initials:
+                lone = [f"(?<![A-Z]){re.escape(s[0].upper())}(?![A-Z])" for s in syls]
+                variants = []
+                for i in range(len(syls)):
+                    variants.append("".join(full[j] if j == i else f"(?:{full[j][3:-1]}|{lone[j]})"
+                                            for j in range(len(syls))))
+                body = "|".join(variants)
+            else:
+                body = "".join(full)
+            groups.append(d)
+            alts.append(f"(?P<w{len(groups) - 1}>{body})")
+        return re.compile("(?=(?:" + "|".join(alts) + "))"), groups
+
+    # -- checking ---------------------------------------------------------------------------------------
 
     def check(self, text: str) -> Verdict:
         matched: list[str] = []
         how: list[str] = []
+        spans: list[str] = []
 
-        def hit(word: str, kind: str) -> None:
+        def hit(word: str, kind: str, span: str = "") -> None:
             if word not in matched:
                 matched.append(word)
                 how.append(kind)
+                spans.append(span)
 
+        text = text.translate(_PLUS)
         d = dense(text)
         for a in self._allow:
             d = d.replace(a, _BREAK)
-        if self._cjk_re is not None:
-            for m in self._cjk_re.finditer(d):
-                hit(self._cjk[m.group(1)], "text")
+        if self._form_re is not None:
+            for m in self._form_re.finditer(d):
+                form = m.group(0)
+                word, kind = self._forms[form]
+                if word in matched or self._real_word_around(d, m.start(), m.end()):
+                    continue
+                if (form[0].isascii() or form[-1].isascii()) and self._runs_on(text, d, m.start(), m.end()):
+                    continue
+                hit(word, kind, form)
         if self._py_re is not None and (
             len(d) - len(d.translate(self._sound_alike)) >= 2 or _HAS_LATIN.search(d)
         ):
-            stream, bounds = self._pinyin_stream(d)
-            for m in self._py_re.finditer(stream):
-                key = m.group(1)
-                start, end = m.start(1), m.start(1) + len(key)
-                if start in bounds and end in bounds:
-                    hit(self._py[key], "pinyin")
-        if self._latin_re is not None:
+            self._pinyin_hits(d, hit)
+        if self._abbr or self._latin_re is not None:
             for view in self._latin_views(text):
-                for m in self._latin_re.finditer(view):
-                    hit(self._latin[m.group(1)], "latin")
+                if self._abbr:
+                    for tok in _TOKENS.findall(view):
+                        w = self._abbr.get(tok) or self._abbr.get(tok.rstrip("0123456789"))
+                        if w is not None:
+                            hit(w, "abbreviation", tok)
+                if self._latin_re is not None:
+                    for m in self._latin_re.finditer(view):
+                        word = self._latin.get(m.group(1)) or next(
+                            (self._latin[w] for w, rx in self._latin_masked.items() if rx.fullmatch(m.group(1))), "")
+                        if word:
+                            hit(word, "latin", m.group(1))
+        if self.contacts:
+            m = _CONTACT.search(normalize(text).replace(" ", ""))
+            if m is not None:
+                hit("联系方式", "contact", m.group(0))
         if not matched:
             return OK
-        return Verdict(ok=False, matched=tuple(matched), how=tuple(how), action=self.action)
+        return Verdict(ok=False, matched=tuple(matched), how=tuple(how), action=self.action, spans=tuple(spans))
+
+    def _pinyin_hits(self, d: str, hit) -> None:  # type: ignore[no-untyped-def]
+        stream, bounds, origin = self._pinyin_stream(d)
+        for m in self._py_re.finditer(stream):  # type: ignore[union-attr]
+            for gi, key in enumerate(self._py_groups):
+                seg = m.group(f"w{gi}")
+                if seg is None:
+                    continue
+                start, end = m.start(f"w{gi}"), m.end(f"w{gi}")
+                if start not in bounds or end not in bounds:
+                    continue
+                src = d[origin[start] : origin[end - 1] + 1]
+                word = self._py_words[key]
+                if src == key:
+                    continue  # the text rule's business (it knows when a word only straddles two)
+                if seg.islower():
+                    # Every syllable came from a CJK character: a homophone, unless it is a common word.
+                    if self._common(src) or self._real_word_around(d, origin[start], origin[end - 1] + 1):
+                        continue
+                    kind = "pinyin"
+                else:
+                    kind = "initial" if re.search(r"(?<![A-Z])[A-Z](?![A-Z])", seg) and not seg.isupper() else "pinyin"
+                hit(word, kind, src)
+                break
 
     @staticmethod
-    def _pinyin_stream(d: str) -> tuple[str, set[int]]:
-        """The dense text in pinyin, with the offsets a syllable may start or end at.
+    def _runs_on(text: str, d: str, start: int, end: int) -> bool:
+        """True when a form's latin edge runs on into more latin letters in the text ("加v" in "加vip")."""
+        n = normalize(text)
+        keep = [i for i, c in enumerate(n) if _DENSE_CHAR.match(c)]
+        if len(keep) != len(d):
+            return False
+        before = n[keep[start] - 1] if keep[start] > 0 else ""
+        after = n[keep[end - 1] + 1] if keep[end - 1] + 1 < len(n) else ""
+        return bool((d[start].isascii() and before.isascii() and before.isalpha())
+                    or (d[end - 1].isascii() and after.isascii() and after.isalpha()))
 
-        Inside a run of latin letters any offset counts (the viewer's own spelling has no known
-        syllable breaks); around a CJK character only its syllable's edges do.
+    @staticmethod
+    def _common(word: str) -> bool:
+        return word in EVERYDAY_WORDS or (_segmenter().dt.FREQ.get(word) or 0) >= COMMON_WORD_FREQ
+
+    def _real_word_around(self, d: str, start: int, end: int) -> bool:
+        """True when the match only straddles common words ("颜色|情况" holds 色情; "参加|群众" holds 加群)."""
+        if not all(is_cjk_char(c) for c in d[start:end]):
+            return False
+        lo, hi = max(0, start - 4), min(len(d), end + 4)
+        pos = lo
+        crossing = False
+        covering: list[str] = []
+        for tok in _segmenter().lcut(d[lo:hi], HMM=False):
+            t0, t1 = pos, pos + len(tok)
+            pos = t1
+            if t1 <= start or t0 >= end:
+                continue
+            if t0 <= start and t1 >= end:
+                return False  # one word holds the whole match: "色情网站", "办证"
+            covering.append(tok)
+            if t0 < start < t1 or t0 < end < t1:
+                crossing = True
+        return crossing and all(self._common(t) for t in covering if len(t) > 1)
+
+    @staticmethod
+    def _pinyin_stream(d: str) -> tuple[str, set[int], list[int]]:
+        """The dense text as pinyin (CJK → fuzzy lower-case syllables, typed latin → upper case).
+
+        Returns the stream, the offsets a syllable may start or end at (around a CJK character only
+        its syllable's edges; inside typed latin any offset) and, per stream offset, the index of
+        the dense character it came from.
         """
         parts: list[str] = []
+        origin: list[int] = []
         bounds: set[int] = {0}
         pos = 0
-        for c in d:
+        for i, c in enumerate(d):
             if is_cjk_char(c):
-                syl = char_pinyin(c) or _BREAK
+                syl = char_pinyin(c)
+                syl = fuzzy(syl) if syl else _BREAK
                 parts.append(syl)
+                origin.extend([i] * len(syl))
                 bounds.add(pos)
                 pos += len(syl)
                 bounds.add(pos)
             else:
-                parts.append(c)
+                parts.append(c.upper() if c != _BREAK else c)
+                origin.append(i)
                 if c != _BREAK:
                     bounds.add(pos)
                     bounds.add(pos + 1)
                 pos += 1
-        return "".join(parts), bounds
+        return "".join(parts), bounds, origin
 
     @staticmethod
     def _latin_views(text: str) -> list[str]:
@@ -204,23 +384,27 @@ class Moderator:
 
 
 def build_moderator(words: Iterable[str], *, use_global: bool, words_file: Path | None, allow: Iterable[str],
-                    pinyin: bool, action: str) -> Moderator:
+                    pinyin: bool, action: str, aliases: bool = True, initials: bool = True,
+                    contacts: bool = True) -> Moderator:
     all_words = list(words)
     if use_global:
         all_words.extend(GLOBAL_WORDS)
     if words_file is not None:
         all_words.extend(load_words(words_file))
-    return Moderator(all_words, allow=allow, pinyin=pinyin, action=action)
+    return Moderator(all_words, allow=allow, pinyin=pinyin, action=action, aliases=aliases, initials=initials,
+                     contacts=contacts)
 
 
 def moderator_from_config(cfg: object) -> Moderator:
     """A Moderator from a ModerationConfig (its words_file is already resolved against the config file)."""
-    words_file = getattr(cfg, "words_file", None)
     return build_moderator(
         getattr(cfg, "words", []),
         use_global=getattr(cfg, "use_global", True),
-        words_file=words_file,
+        words_file=getattr(cfg, "words_file", None),
         allow=getattr(cfg, "allow", []),
         pinyin=getattr(cfg, "pinyin", True),
         action=getattr(cfg, "action", "replace"),
+        aliases=getattr(cfg, "aliases", True),
+        initials=getattr(cfg, "initials", True),
+        contacts=getattr(cfg, "contacts", True),
     )

@@ -66,7 +66,7 @@ def _t2s(text: str) -> str:
 def normalize(text: str) -> str:
     """NFKC (full-width → half-width), traditional → simplified, lower case, no emoji, squeezed spaces."""
     # Cached: floods repeat the same few texts, and every stage (triage, moderation, cache) asks.
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text).replace("\u2795", "+")  # ➕ is an emoji, but it means 加
     text = _CONTROL.sub("", _EMOJI.sub("", text))
     text = _t2s(text).lower()
     text = _REPEAT_PUNCT.sub(r"\1", text)

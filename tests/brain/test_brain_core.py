@@ -123,8 +123,9 @@ async def test_llm_answer_is_grounded_streamed_and_cached(kb_dir: Path, llm_serv
         said = [first, *rest]
         texts = [s.text for s in said]
         assert "现在下单只要99元！" not in texts  # the invented price never reaches the voice
-        assert texts == ["杯身有一年保修哦！", "杯盖配件每个15元。"]
-        assert rest[0].dropped[0]["text"] == "现在下单只要99元！"
+        # The withheld sentence is replaced by the room's safe line, and the answer ends there.
+        assert texts == ["杯身有一年保修哦！", brain.cfg.guard.safe_line]
+        assert rest[0].dropped[0]["text"] == "现在下单只要99元！" and rest[0].source == "fallback"
         # The prompt carried the persona, the rules and the passages with their ids.
         system = llm_server.requests[0]["body"]["messages"][0]["content"]
         assert "小安" in system and "[policy.md#" in system and "主播小安在杭州直播" in system
@@ -134,9 +135,9 @@ async def test_llm_answer_is_grounded_streamed_and_cached(kb_dir: Path, llm_serv
         audit.write(brain.audit_record(line, said, first_audio_s=0.42))
         audit.close()
         rec = json.loads((tmp_path / "audit.jsonl").read_text(encoding="utf-8"))
-        assert rec["source"] == "llm" and rec["model"] == "fake-qwen" and rec["text"] == "".join(texts)
+        assert rec["source"] == ["llm", "fallback"] and rec["model"] == "fake-qwen" and rec["text"] == "".join(texts)
         assert rec["withheld"] == [{"text": "现在下单只要99元！",
-                                    "reason": "grounding: ungrounded number 99 (not in passages/persona facts)"}]
+                                    "reason": "grounding: ungrounded number 99 元 (not in passages/persona facts)"}]
         assert rec["latency_s"] == {"first_audio_s": 0.42} and rec["llm_ttft_s"] is not None
         assert rec["event"]["user"]["name"] == "u42"
         # An answer with a withheld sentence is not cached; a clean one is, and the follow-up uses history.
@@ -148,7 +149,7 @@ async def test_llm_answer_is_grounded_streamed_and_cached(kb_dir: Path, llm_serv
         assert [s.source for s in again] == ["cache"] and again[0].passage_ids == out[0].passage_ids
         assert len(llm_server.requests) == 2
         history = llm_server.requests[1]["body"]["messages"]
-        assert {"role": "assistant", "content": "杯身有一年保修哦！杯盖配件每个15元。"} in history
+        assert {"role": "assistant", "content": "杯身有一年保修哦！"} in history  # what the viewer heard
     finally:
         await brain.close()
 
@@ -163,9 +164,10 @@ async def test_all_sentences_withheld_falls_back_and_says_why(kb_dir: Path, llm_
         assert out and all(s.source in ("kb", "fallback") for s in out)
         assert "5折" not in "".join(s.text for s in out) and "九十九" not in "".join(s.text for s in out)
         reasons = [d["reason"] for d in out[0].dropped]
-        assert len(reasons) == 2 and all("ungrounded number" in r for r in reasons)
+        # The model's first sentence was withheld: the model is dropped and the KB answers instead.
+        assert len(reasons) == 1 and all("ungrounded number" in r for r in reasons)
         rec = brain.audit_record(line, out)
-        assert [d["text"] for d in rec["withheld"]] == ["今天全场5折！", "到手价只要九十九元。"]
+        assert [d["text"] for d in rec["withheld"]] == ["今天全场5折！"]
     finally:
         await brain.close()
 
@@ -317,6 +319,7 @@ async def test_cutting_an_answer_short_closes_the_model_stream(kb_dir: Path, llm
                                              for k in ("timeout_first", "timeout_total", "http", "error")])
         assert errors_after == errors_before
         llm_server.gate = None
+        llm_server.script = lambda req: ["可以开电子发票。"]
         out = await _say(brain, _line("能开发票吗"))
         assert out[0].source == "llm"
     finally:

@@ -1,0 +1,148 @@
+"""What a viewer's question asks for: its slot (price, shipping, how to use …) and what it is about.
+
+Question-type words map to one slot ("多少钱", "价格", "怎么卖", "几块", "贵不贵" → price), so an FAQ
+entry is found for any paraphrase that asks the same thing about the same product ("怎么泡比较好喝"
+→ "怎么泡"), and an extractive answer takes the passage sentence that answers the slot (a price
+question gets the sentence with the price), not the one that shares the most characters. Keys are
+compared edit-tolerantly, so a typo ("保质其多久") still finds its entry.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from broadcaster.brain.textnorm import question_key
+
+# slot → (question words, evidence an answer sentence carries)
+SLOTS: dict[str, tuple[str, str]] = {
+    "price": (r"多少钱|多钱|价格|价钱|价位|怎么卖|咋卖|怎么买|几块|几元|什么价|啥价|贵不贵|贵吗|太贵|便宜|售价|卖多少|原价|到手价|"
+              r"优惠|划算|折扣|打折|活动价|多少一[罐瓶个盒件只]",
+              r"\d+(?:\.\d+)?元|[一二三四五六七八九十百千]+元|块|价"),
+    "postage": (r"包邮|包不包邮|运费|邮费|快递费", r"包邮|运费|邮费"),
+    "shipping": (r"发货|[么时候久天]发$|几天到|多久到|什么时候到|快递|物流|寄|配送", r"发货|快递|送达|物流"),
+    "returns": (r"退|换货|售后|不满意", r"退|换"),
+    "howto": (r"怎么泡|泡法|冲泡|怎么喝|怎么用|用法|使用方法|怎么吃|怎么冲|水温|多少度|泡多|用多少水|多少水|放多少|几次|注意什么",
+              r"泡|水温|度|毫升|克|次|用"),
+    "shelf_life": (r"保质期|能放多久|放多久|放多长|多久过期|过期|保存多久|能放多长时间|开封后", r"保质期|个月|喝完|过期"),
+    "storage": (r"怎么保存|怎么存|储存|存放|冷藏|冰箱|受潮", r"密封|冷藏|储存|存放|避光"),
+    "origin": (r"产地|哪里产|哪产|哪里的|哪儿的|产自|哪里生产|哪个地方|哪的", r"产"),
+    "weight": (r"多重|几克|多少克|重量|净含量|多少斤|几斤|分量|多少量", r"克|斤|重|净含量"),
+    "capacity": (r"容量|多大|能装多少|多少毫升|装多少", r"毫升|容量|升"),
+    "color": (r"颜色|什么色|几种色|几个色", r"色"),
+    "invoice": (r"发票|开票", r"发票"),
+    "gift": (r"赠品|送什么|送东西|送啥|有送|附赠|赠送|送不送", r"赠|送"),
+    "warranty": (r"保修|质保|坏了", r"保修|质保"),
+    "keep_warm": (r"保温|保冷", r"保温|保冷|小时"),
+    "grade": (r"等级|什么级|品级|档次", r"级"),
+    "material": (r"材质|什么材料|什么做的|材料", r"材质|不锈钢|材料"),
+}
+_SLOT_Q = {s: re.compile(q) for s, (q, _) in SLOTS.items()}
+_SLOT_EVIDENCE = {s: re.compile(e) for s, (_, e) in SLOTS.items()}
+_QUESTION_WORDS = re.compile(
+    "|".join(q for q, _ in SLOTS.values())
+    + r"|多长时间|多久|多长|时间|几天|几个|比较|好喝|好用|一点|怎样|如何|弄|办|搞|咋|啥|哪|吗|呢|呀|啊|吧|的|了|要|能|可以|"
+    r"怎么|什么|多少|有|是|这|那|个|款|请问|主播|一下|[一二两三四五六七八九十\d]"
+)
+# Words added to a question for retrieval, so "什么时候发" finds the passage that says 发货.
+SLOT_TERMS: dict[str, str] = {
+    "price": "价格 价 元", "postage": "包邮 运费", "shipping": "发货 快递", "returns": "退换货 退货", "howto": "冲泡 水温 用法",
+    "shelf_life": "保质期", "storage": "储存 密封 存放", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
+    "color": "颜色", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级",
+    "material": "材质",
+}
+# How close two question keys must be for an edit-tolerant match when neither has a slot.
+KEY_SIMILARITY = 0.75
+# Share of a question's topic characters an FAQ entry (its questions and answer) must contain.
+TOPIC_COVERAGE = 0.6
+
+
+def slots(text: str) -> set[str]:
+    """The slots a question asks for (possibly several, possibly none)."""
+    key = question_key(text)
+    return {s for s, rx in _SLOT_Q.items() if rx.search(key)}
+
+
+def topic(text: str) -> str:
+    """What a question is about, without its question-type words and fillers ("杯盖多少钱" → "杯盖")."""
+    return _QUESTION_WORDS.sub("", question_key(text))
+
+
+def retrieval_query(question: str) -> str:
+    """The question with its slots' words added (what to search the passages for)."""
+    extra = " ".join(SLOT_TERMS[s] for s in sorted(slots(question)) if s in SLOT_TERMS)
+    return f"{question} {extra}" if extra else question
+
+
+def evidence(slot: str, sentence: str) -> bool:
+    rx = _SLOT_EVIDENCE.get(slot)
+    return bool(rx is not None and rx.search(sentence))
+
+
+@dataclass(frozen=True, slots=True)
+class FaqMatch:
+    question: str  # the FAQ question it matched
+    answer: str
+    passage_id: str
+    score: float
+    why: str  # "slot price, topic 茶 covered" | "key similarity 0.82"
+
+
+class FaqMatcher:
+    """Finds the FAQ entry a question means, by slot and topic, or by an edit-tolerant key."""
+
+    def __init__(self, pairs: Sequence[tuple[str, str, str]], passages: Sequence[str] = ()) -> None:
+        # How specific each character is to a few passages: a topic character most passages share
+        # ("茶" in a tea shop's KB) says little about which entry is meant.
+        docs = [set(p) for p in passages] or [set(a) for _, a, _ in pairs]
+        n = max(1, len(docs))
+        df: dict[str, int] = {}
+        for d in docs:
+            for c in d:
+                df[c] = df.get(c, 0) + 1
+        self._idf = {c: math.log(1 + n / k) for c, k in df.items()}
+        self._idf_unknown = math.log(1 + n)
+        self.entries: list[tuple[str, str, str, str, set[str], str]] = []
+        for q, a, pid in pairs:
+            self.entries.append((q, a, pid, question_key(q), slots(q), topic(q)))
+        # Everything an entry's questions and answer say, per answer: the topic words it covers.
+        self._context: dict[str, str] = {}
+        for q, a, *_ in self.entries:
+            self._context[a] = self._context.get(a, a) + question_key(q)
+
+    def match(self, question: str) -> FaqMatch | None:
+        key = question_key(question)
+        if not key or not self.entries:
+            return None
+        q_slots = slots(question)
+        q_topic = topic(question)
+        best: FaqMatch | None = None
+        for q, a, pid, fkey, f_slots, _f_topic in self.entries:
+            if fkey == key:
+                return FaqMatch(q, a, pid, 2.0, "same question")
+            score, why = 0.0, ""
+            if q_slots and f_slots and q_slots & f_slots:
+                context = self._context[a]
+                covered = self._coverage(q_topic, context)
+                if covered >= TOPIC_COVERAGE:
+                    score = 1.0 + covered * 0.5 + len(q_slots & f_slots) * 0.1 - 0.01 * len(fkey)
+                    why = f"slot {'/'.join(sorted(q_slots & f_slots))}, topic {q_topic or '-'} covered {covered:.0%}"
+            if not score:
+                sim = fuzz.ratio(key, fkey) / 100.0
+                if sim >= KEY_SIMILARITY and (not q_slots or not f_slots or q_slots & f_slots):
+                    score, why = sim, f"key similarity {sim:.2f}"
+            if score and (best is None or score > best.score):
+                best = FaqMatch(q, a, pid, score, why)
+        return best
+
+    def _coverage(self, topic_chars: str, context: str) -> float:
+        """IDF-weighted share of the topic's characters the entry mentions (1.0 for an empty topic)."""
+        if not topic_chars:
+            return 1.0
+        weights = [(c, self._idf.get(c, self._idf_unknown)) for c in dict.fromkeys(topic_chars)]
+        total = sum(w for _, w in weights)
+        return sum(w for c, w in weights if c in context) / total if total else 1.0
