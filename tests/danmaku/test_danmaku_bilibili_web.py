@@ -370,3 +370,19 @@ async def test_bombs_decompress_off_the_loop(fake: BiliWebFake) -> None:
     # On the loop, each bomb would freeze it for about `one_bomb`; off it, the loop keeps ticking.
     assert max(lags) < max(0.025, one_bomb * 0.4), (max(lags), one_bomb)
     await col.close()
+
+
+async def test_ws_connect_failure_reads_cleanly(fake: BiliWebFake) -> None:
+    import socket
+
+    with socket.socket() as s:  # nobody listens here
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    cfg = cfg_for(fake, fallback_ws_port=dead)
+    fake.wbi_fail_next = 100  # no host list: the (dead) fallback host is all there is
+    src = open_source(cfg, "room-ws")
+    col = Collector(src)
+    await until(lambda: "cannot connect" in src.health().last_warning)
+    warning = src.health().last_warning
+    assert f"127.0.0.1:{dead}" in warning and "SSLContext" not in warning and "ssl:" not in warning, warning
+    await col.close()

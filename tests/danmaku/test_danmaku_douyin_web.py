@@ -268,3 +268,35 @@ async def test_room_page_that_changed_shape_names_the_step(fake: DouyinWebFake) 
     assert "bootstrap step 2 (room page)" in warning and "changed shape" in warning, warning
     assert not fake.conns
     await col.close()
+
+
+async def test_gzip_bombs_decompress_off_the_loop(fake: DouyinWebFake) -> None:
+    from danmaku.douyin.messages import gunzip
+
+    cap = 48 * 1024 * 1024
+    payload = gzip.compress(b"\x00" * (2 * cap), compresslevel=9)
+    t0 = time.perf_counter()
+    with pytest.raises(Exception, match="too_large"):
+        gunzip(payload, cap)
+    one_bomb = time.perf_counter() - t0
+    src = open_source(cfg_for(fake, max_inflated_bytes=cap), "dy-bomb")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    lags: list[float] = []
+
+    async def tick() -> None:
+        while True:
+            t = time.perf_counter()
+            await asyncio.sleep(0.002)
+            lags.append(time.perf_counter() - t - 0.002)
+
+    ticker = asyncio.create_task(tick())
+    n = 4
+    for _ in range(n):
+        await fake.conns[-1].ws.send_bytes(push_frame(payload))
+    await fake.push([chat(80, 1, "a", "after the bombs")])
+    await col.wait_for(1, timeout=30)
+    ticker.cancel()
+    assert src.health().decode_errors == {"too_large": n}
+    assert max(lags) < max(0.025, one_bomb * 0.4), (max(lags), one_bomb)
+    await col.close()
