@@ -28,8 +28,9 @@ MESH_MODEL = MODEL_DIR / "face_landmark.tflite"
 DETECT_MODEL = MODEL_DIR / "face_detection_short_range.tflite"
 MODEL_TAG = "mediapipe-0.10.21/face_landmark+face_detection_short_range"
 # The face mesh's face-presence probability below which a photo is refused. Real faces (frontal,
-# three-quarter, glasses, beard) score 0.9+; a cartoon or a crop without a face scores < 0.2.
-MIN_CONFIDENCE = 0.5
+# three-quarter, glasses, beard, low-res, small) score >= 0.99; a backdrop or a mug < 0.2, but a cat's
+# face 0.82 and a rocket 0.58: hence the high bar.
+MIN_CONFIDENCE = 0.95
 CACHE_VERSION = 2
 
 # Mesh indices (MediaPipe face mesh topology). "left"/"right" are the photo's left and right.
@@ -418,7 +419,22 @@ def detect(
                 break
     if best is None:
         return None, 0.0
-    return _mesh_landmarks(best[0], best[1]), best[1]
+    lm = _mesh_landmarks(best[0], best[1])
+    if not plausible(lm):
+        return None, 0.0
+    return lm, best[1]
+
+
+def plausible(lm: Landmarks) -> bool:
+    """A human face's layout: eyes above the nose above the mouth above the chin, sensible proportions."""
+    eyes = (lm.p("left_eye_outer") + lm.p("right_eye_outer")) / 2
+    across = lm.p("right_eye_outer") - lm.p("left_eye_outer")
+    width = float(np.linalg.norm(across))
+    if width < 4 or lm.face_height < 16:
+        return False
+    down = np.array([-across[1], across[0]]) / width  # perpendicular to the eye line, pointing chin-wards
+    depth = [float((lm.p(k) - eyes) @ down) for k in ("nose_tip", "lip_upper_inner", "chin")]
+    return 0 < depth[0] < depth[1] < depth[2] and 0.2 < width / lm.face_height < 0.8
 
 
 def photo_hash(path: Path) -> str:
