@@ -274,6 +274,18 @@ class GroupSource(_SourceBase):
     quiet room is quiet on every feed, so that alone never switches); it switches back once a higher member
     has been healthy for `recover_after_s`. Across a switch, the new member's recent events are replayed and
     any already delivered by the old one (same kind, text or gift, user name, within `dedup_window_s`) dropped.
+
+        sources:
+          - type: group
+            name: bili                 # members show as bili/open, bili/web in metrics and logs
+            members:                   # priority order
+              - {type: bilibili_open, name: open, code: "${BILI_CODE}", app_id: 1650000000001,
+                 access_key_id: "${BILI_AK}", access_key_secret: "${BILI_SK}"}
+              - {type: bilibili_web, name: web, room_id: 21000, sessdata: "${BILI_SESSDATA:-}"}
+            switch_after_s: 5
+            stale_after_s: 60
+            recover_after_s: 15
+            dedup_window_s: 10
     """
 
     type: Literal["group"]
