@@ -1,4 +1,10 @@
-"""`virtual-anchor kb index|query`: build a room's knowledge base and try questions against it from a shell."""
+"""`virtual-anchor kb index|query` and `virtual-anchor moderate`: try a room's knowledge base and moderation from a shell.
+
+`kb query --explain` says why: the question's slots and the words added for retrieval, each
+passage's matching terms, the FAQ entry an intent match found (and why), and which sentence was
+chosen. `moderate` prints the verdict for a comment (and a user name, and an answer sentence) and
+which rule fired, exiting 1 when it is blocked.
+"""
 
 from __future__ import annotations
 
@@ -31,17 +37,29 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("text")
     p.add_argument("-k", type=int, default=None, help="passages to show (default: the room's kb.top_k)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--explain", action="store_true", help="why each passage matched and why the answer was chosen")
     p.set_defaults(func=cmd_query)
+
+    p = subparsers.add_parser("moderate", help="a room's moderation verdict for a text, and which rule fired")
+    p.add_argument("-c", "--config", required=True)
+    p.add_argument("room")
+    p.add_argument("text")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_moderate)
+
+
+def _room(args: argparse.Namespace) -> Any:
+    cfg = load_config(args.config)
+    try:
+        return cfg.room(args.room)
+    except KeyError:
+        raise ConfigError(args.config, "rooms", f"no room with id {args.room!r}") from None
 
 
 def _room_kb(args: argparse.Namespace) -> Any:
     from broadcaster.brain.kb import KnowledgeBase
 
-    cfg = load_config(args.config)
-    try:
-        room = cfg.room(args.room)
-    except KeyError:
-        raise ConfigError(args.config, "rooms", f"no room with id {args.room!r}") from None
+    room = _room(args)
     kb_cfg = room.brain.kb
     if kb_cfg.dir is None:
         raise ConfigError(args.config, f"rooms[{args.room}].brain.kb.dir", "not set: this room has no knowledge base")
@@ -75,27 +93,91 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from broadcaster.brain.kb import extract_answer
+    from broadcaster.brain.intent import FaqMatcher, evidence, retrieval_query, slots
+    from broadcaster.brain.kb import explain_terms, extract_answer
+    from broadcaster.brain.sentences import split_sentences
 
     kb, kb_cfg, _ = _room_kb(args)
     t0 = time.perf_counter()
-    hits = kb.search_sync(args.text, args.k)
+    hits, relevant = kb.retrieve_sync(args.text, kb_cfg.min_match, args.k)  # as the room retrieves
     took_ms = (time.perf_counter() - t0) * 1000
-    relevant = [h for h in hits if h.match >= kb_cfg.min_match]
-    answer = extract_answer(args.text, relevant[0]) if relevant else ""
+    query = retrieval_query(args.text)
+    # The room without an LLM: an FAQ entry that means the same first, else the best relevant passage.
+    faq = FaqMatcher(kb.corpus.faq, [p.text for p in kb.passages]).match(args.text)
+    if faq is not None:
+        answer, source = faq.answer, f"FAQ {faq.passage_id} ({faq.question!r}: {faq.why})"
+    elif relevant:
+        answer, source = extract_answer(args.text, relevant[0]), f"passage {relevant[0].passage.id}"
+    else:
+        answer, source = "", ""
+    wanted = sorted(slots(args.text))
+    explain = {
+        "slots": wanted,
+        "search_with_slot_words": query,
+        "faq": None if faq is None else {"id": faq.passage_id, "question": faq.question, "why": faq.why},
+        "terms": {h.passage.id: [[t, round(c, 3)] for t, c in explain_terms(kb.bm25, args.text, h.passage.id)
+                                 or explain_terms(kb.bm25, query, h.passage.id)] for h in hits},
+        "sentences": [{"text": s, "answers_slot": [w for w in wanted if evidence(w, s)]}
+                      for s in split_sentences(answer)],
+    }
     if args.json:
-        print(json.dumps({
+        out = {
             "query": args.text,
             "took_ms": round(took_ms, 3),
             "hits": [{"id": h.passage.id, "score": round(h.score, 4), "match": round(h.match, 3),
                       "relevant": h.match >= kb_cfg.min_match, "text": h.passage.text} for h in hits],
             "answer": answer,
-        }, ensure_ascii=False))
+            "source": source,
+        }
+        if args.explain:
+            out["explain"] = explain
+        print(json.dumps(out, ensure_ascii=False))
         return 0
     print(f"{len(hits)} hits in {took_ms:.2f} ms (relevant when match ≥ {kb_cfg.min_match})")
     for h in hits:
         mark = "*" if h.match >= kb_cfg.min_match else " "
         snippet = h.passage.text.replace("\n", " / ")
         print(f"{mark} {h.passage.id:<24} score={h.score:7.3f} match={h.match:.2f}  {snippet[:80]}")
+        if args.explain:
+            terms = ", ".join(f"{t} {c:.2f}" for t, c in explain["terms"][h.passage.id][:8])
+            print(f"      matched terms: {terms or '(dense match only)'}")
+    if args.explain:
+        print(f"slots: {', '.join(wanted) or '(none)'} (passages carrying the slot's answer come first; "
+              f"with none relevant the search adds: {query[len(args.text):].strip() or '-'})")
+        print(f"FAQ intent match: {faq.passage_id + ' ' + repr(faq.question) + ' — ' + faq.why if faq else '(none)'}")
+        for s in explain["sentences"]:
+            why = f"answers {', '.join(s['answers_slot'])}" if s["answers_slot"] else "shares words with the question"
+            print(f"  chosen: {s['text']}  ({why})")
     print(f"answer without LLM: {answer or '(none: no relevant passage; the room would use a fallback line)'}")
+    if source:
+        print(f"from: {source}")
     return 0
+
+
+def cmd_moderate(args: argparse.Namespace) -> int:
+    """The room's verdict on a text as a comment, as a user name and as an answer sentence; 1 when blocked."""
+    from broadcaster.brain.guard import absolute_claim
+    from broadcaster.brain.moderation import moderator_from_config
+
+    room = _room(args)
+    moderator = moderator_from_config(room.moderation)
+    v = moderator.check(args.text)
+    claim = absolute_claim(args.text) if room.brain.guard.absolute_claims else ""
+    hits = [{"word": w, "rule": h, "found": s} for w, h, s in zip(v.matched, v.how, v.spans, strict=True)]
+    if args.json:
+        print(json.dumps({"text": args.text, "ok": v.ok, "hits": hits, "action": v.action if not v.ok else "",
+                          "absolute_claim": claim}, ensure_ascii=False))
+        return 0 if v.ok else 1
+    if v.ok:
+        print("ok: a comment, a user name or an answer sentence with this text passes moderation")
+    else:
+        print("blocked:")
+        for h in hits:
+            found = f" (found {h['found']!r})" if h["found"] and h["found"] != h["word"] else ""
+            print(f"  {h['word']}: rule {h['rule']}{found}")
+        print("  as a comment: never answered; as a user name: read out as 这位朋友; "
+              f"in an answer: {'replaced by the safe line' if v.action == 'replace' else 'dropped'}")
+    if claim:
+        print(f"as an answer sentence it is withheld by the guard: absolute claim {claim!r} "
+              "(brain.guard.absolute_claims)")
+    return 0 if v.ok else 1

@@ -34,7 +34,7 @@ import yaml
 from broadcaster import metrics
 from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict
-from broadcaster.brain.intent import FaqMatcher, retrieval_query
+from broadcaster.brain.intent import FaqMatcher
 from broadcaster.brain.kb import Hit, KnowledgeBase, extract_answer, faq_pairs
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, moderator_from_config
@@ -248,9 +248,8 @@ class Brain:
             else:
                 metrics.CACHE_MISSES.labels(self.room, "answer").inc()
         # 2. knowledge base
-        # Searched with the words of the question's slot added ("什么时候发" + 发货 快递).
-        hits = await self.kb.search(retrieval_query(question)) if self.kb.passages else []
-        relevant = [h for h in hits if h.match >= self.cfg.kb.min_match]
+        # Passages that answer the question's slot first (KnowledgeBase.retrieve).
+        relevant = (await self.kb.retrieve(question, self.cfg.kb.min_match))[1] if self.kb.passages else []
         # 3. LLM grounded on the passages
         if self.backend is not None:
             llm_ok = False

@@ -133,7 +133,9 @@ class FaqMatcher:
                     why = f"slot {'/'.join(sorted(q_slots & f_slots))}, topic {q_topic or '-'} covered {covered:.0%}"
             if not score:
                 sim = fuzz.ratio(key, fkey) / 100.0
-                if sim >= KEY_SIMILARITY and (not q_slots or not f_slots or q_slots & f_slots):
+                # Typos and small rewordings; a question whose slot matched but whose topic did not
+                # ("杯盖多少钱" vs "杯子多少钱") is about something else.
+                if sim >= KEY_SIMILARITY and (not q_slots or not f_slots):
                     score, why = sim, f"key similarity {sim:.2f}"
             if score and (best is None or score > best.score):
                 best = FaqMatch(q, a, pid, score, why)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from broadcaster.brain.intent import evidence, slots
+from broadcaster.brain.intent import evidence, retrieval_query, slots
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.textnorm import normalize
 
@@ -429,6 +429,27 @@ class KnowledgeBase:
     async def search(self, query: str, k: int | None = None) -> list[Hit]:
         await self.maybe_rebuild()
         return await asyncio.to_thread(self.search_sync, query, k)
+
+    def retrieve_sync(self, question: str, min_match: float, k: int | None = None) -> tuple[list[Hit], list[Hit]]:
+        """(hits, relevant) for a viewer's question, its slot first: relevant passages carrying what the
+        question's slot asks for (a price for "杯盖多少钱") come first; when none does, the question is
+        searched again with its slot's words added ("什么时候发" + 发货 快递)."""
+        hits = self.search_sync(question, k)
+        relevant = [h for h in hits if h.match >= min_match]
+        wanted = slots(question)
+        if not wanted:
+            return hits, relevant
+        answering = [h for h in relevant if any(evidence(s, h.passage.text) for s in wanted)]
+        if not answering:
+            more = self.search_sync(retrieval_query(question), k)
+            answering = [h for h in more if h.match >= min_match and any(evidence(s, h.passage.text) for s in wanted)]
+            hits = answering + [h for h in hits if h not in answering]
+        ids = {h.passage.id for h in answering}
+        return hits, answering + [h for h in relevant if h.passage.id not in ids]
+
+    async def retrieve(self, question: str, min_match: float, k: int | None = None) -> tuple[list[Hit], list[Hit]]:
+        await self.maybe_rebuild()
+        return await asyncio.to_thread(self.retrieve_sync, question, min_match, k)
 
 
 def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:

@@ -133,3 +133,17 @@ async def test_fleet_shares_answers_through_redis_and_survives_its_death(tmp_pat
         await a.store.close()
         await b.store.close()
         server.shutdown()
+
+
+async def test_answers_of_another_kb_version_are_never_served() -> None:
+    store = MemoryStore(1 << 20)
+    old = _cache(store)
+    old.kb_version = "v1"
+    await old.put("保修多久", "一年。", passage_ids=["policy.md#2"])
+    assert (await old.get("保修多久")) is not None
+    old.kb_version = "v2"  # the KB changed: the local entry is stale
+    assert await old.get("保修多久") is None
+    fleet = _cache(store)  # another daemon whose KB is already v2 reads the shared store
+    fleet.kb_version = "v2"
+    assert await fleet.get("保修多久") is None
+    assert await fleet.refresh() == 0

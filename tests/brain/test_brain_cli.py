@@ -49,3 +49,35 @@ def test_kb_commands_name_config_mistakes(config: Path) -> None:
         _run(["kb", "index", "-c", str(config), "nope"])
     with pytest.raises(ConfigError, match=r"brain\.kb\.dir: not set"):
         _run(["kb", "query", "-c", str(config), "bare", "多少钱"])
+
+
+@pytest.fixture
+def tea_config(tmp_path: Path) -> Path:
+    cfg = tmp_path / "tea.yaml"
+    kb = Path(__file__).resolve().parent / "redteam" / "kb"
+    cfg.write_text(f"rooms:\n  - id: tea\n    brain:\n      kb:\n        dir: {kb}\n    moderation:\n      words: [淘宝]\n",
+                   encoding="utf-8")
+    return cfg
+
+
+def test_moderate_prints_the_verdict_and_the_rule(tea_config: Path, capsys) -> None:
+    assert _run(["moderate", "-c", str(tea_config), "tea", "W信联系我"]) == 1
+    out = capsys.readouterr().out
+    assert "blocked" in out and "rule initial" in out and "w信" in out
+    assert _run(["moderate", "-c", str(tea_config), "tea", "t宝搜同款", "--json"]) == 1
+    res = json.loads(capsys.readouterr().out)
+    assert res["hits"] == [{"word": "淘宝", "rule": "initial", "found": "t宝"}]
+    assert _run(["moderate", "-c", str(tea_config), "tea", "销量第一的茶"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ok") and "absolute claim '第一'" in out
+
+
+def test_kb_query_explain_says_why(tea_config: Path, capsys) -> None:
+    assert _run(["kb", "query", "-c", str(tea_config), "tea", "怎么泡比较好喝", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "FAQ intent match: faq.yaml#1 '怎么泡'" in out and "slot howto" in out and "80度" in out
+    assert "matched terms:" in out
+    assert _run(["kb", "query", "-c", str(tea_config), "tea", "这茶咋卖", "--explain", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["explain"]["slots"] == ["price"] and "99元" in res["answer"]
+    assert res["explain"]["sentences"][0]["answers_slot"] == ["price"]

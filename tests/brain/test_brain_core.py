@@ -325,3 +325,81 @@ async def test_cutting_an_answer_short_closes_the_model_stream(kb_dir: Path, llm
     finally:
         gate.set()
         await brain.close()
+
+
+# -- issue 14 ------------------------------------------------------------------------------------------
+
+
+async def test_a_listed_word_split_across_sentences_is_caught(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    llm_server.script = lambda req: ["杯身有一年保修，可以加我微。", "信号发给大家。"]
+    brain = Brain("core-split", _llm_cfg(kb_dir, llm_server), MOD)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("保修多久"))
+        texts = [s.text for s in out]
+        assert texts == ["杯身有一年保修，可以加我微。", brain.moderation.replace_line]
+        assert "split" in out[1].dropped[0]["reason"] and "微信号" in out[1].dropped[0]["reason"]
+        assert brain.cache is not None and brain.cache.lookup_local("保修多久") is None  # not voiced whole
+    finally:
+        await brain.close()
+
+
+async def test_question_numbers_are_claims_and_the_preface_is_never_cached(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    llm_server.script = lambda req: ["对，今天只要9块9。"] if "9块9" in req["messages"][-1]["content"] else ["可以开电子发票。"]
+    brain = Brain("core-claims", _llm_cfg(kb_dir, llm_server), MOD)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("今天是不是9块9？"))
+        assert "9块9" not in "".join(s.text for s in out)
+        sc = await _say(brain, _line("能开发票吗", user="大方的朋友", kind=EventKind.SUPER_CHAT, tkind="super_chat"))
+        assert [s.text for s in sc] == ["感谢大方的朋友的醒目留言！", "可以开电子发票。"]
+        hit = await _say(brain, _line("能开发票吗", user="u2"))
+        assert [s.text for s in hit] == ["可以开电子发票。"] and hit[0].source == "cache"  # no stranger's thanks
+    finally:
+        await brain.close()
+
+
+async def test_kb_change_drops_every_cached_answer(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    llm_server.script = lambda req: ["主播小安在杭州直播。"]
+    cfg = _llm_cfg(kb_dir, llm_server)
+    cfg = cfg.model_copy(update={"kb": cfg.kb.model_copy(update={"check_interval_s": 0})})
+    brain = Brain("core-kbv", cfg, MOD)
+    await brain.start()
+    try:
+        await _say(brain, _line("主播在哪里直播"))
+        assert brain.cache is not None and brain.cache.lookup_local("主播在哪里直播") is not None
+        (kb_dir / "policy.md").write_text("# 发票\n\n不开发票。\n", encoding="utf-8")
+        await brain.kb.build()
+        await brain._after_kb_rebuild()
+        assert brain.cache.lookup_local("主播在哪里直播") is None  # cited no passage, still answered under the old KB
+        assert brain.cache.lookup_local("多少钱") is not None  # the FAQ is warmed again
+    finally:
+        await brain.close()
+
+
+async def test_faq_paraphrases_and_slot_answers_without_llm(brain: Brain, kb_dir: Path) -> None:
+    out = await _say(brain, _line("这个杯子咋卖呀"))
+    assert "169元" in "".join(s.text for s in out) and out[0].source in ("kb", "cache")
+    out = await _say(brain, _line("杯盖多少钱"))
+    assert "15元" in "".join(s.text for s in out) and out[0].passage_ids[0].startswith("policy.md#")
+    out = await _say(brain, _line("保温时间多长"))
+    assert "12小时" in "".join(s.text for s in out)
+
+
+async def test_absolute_claims_in_the_kb_are_withheld(kb_dir: Path) -> None:
+    faq = kb_dir / "faq.yaml"
+    faq.write_text(faq.read_text(encoding="utf-8") + "- q: [卖得好吗]\n  a: 这是全网销量第一的杯子。\n", encoding="utf-8")
+    brain = Brain("core-abs", _cfg(kb_dir), MOD)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("卖得好吗"))
+        assert [s.text for s in out] == [brain.cfg.guard.safe_line]
+        assert "absolute claim" in out[0].dropped[0]["reason"]
+        cfg = _cfg(kb_dir)
+        cfg = cfg.model_copy(update={"guard": cfg.guard.model_copy(update={"absolute_claims": False})})
+        brain2 = Brain("core-abs2", cfg, MOD)
+        await brain2.start()
+        assert "第一" in "".join(s.text for s in await _say(brain2, _line("卖得好吗")))
+        await brain2.close()
+    finally:
+        await brain.close()

@@ -53,3 +53,54 @@ def test_ungrounded_or_leaking_sentences_are_dropped(sentence: str, why: str) ->
     v = GroundingGuard(PASSAGES, RULES).check(sentence)
     assert not v.ok
     assert why in v.reason
+
+
+# -- issue 14: every numeral form, (value, unit), counts, promises, absolute claims, ids -----------------
+
+TEA = ["云雾绿茶日常价128元，直播间到手价99元一罐，两罐装188元。", "热水冲泡2分钟，保质期18个月，每罐250克。",
+       "全国包邮，每罐附赠一个竹制茶匙。", "杯身提供一年保修。"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [("只要9块9", 9.9, "元"), ("捌拾玖元", 89.0, "元"), ("仨罐", 3.0, "count:个"), ("买俩", 2.0, "count:个"),
+     ("7️⃣9️⃣元", 79.0, "元"), ("②个杯子", 2.0, "count:个"), ("８９元", 89.0, "元"), ("❸天", 3.0, "天"),
+     ("3毛5", 0.35, "元"), ("两块五", 2.5, "元"), ("八五折", 8.5, "折"), ("百分之五十", 50.0, "%"),
+     ("2w一吨", 20000.0, ""), ("一斤", 500.0, "克"), ("有5种颜色", 5.0, "count:种"), ("廿天", 20.0, "天")],
+)
+def test_every_numeral_form_is_read(text: str, value: float, unit: str) -> None:
+    f = figures(text)[0]
+    assert (f.value, f.unit if unit else "") == (value, unit) and f.significant
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why"),
+    [("保质期18年。", "18"), ("泡2小时。", "2"), ("有5种口味。", "5"), ("今天只要9块9。", "9块9"), ("仨罐起发。", "三"),
+     ("今天捌拾玖元。", "八十九"), ("送你②个杯子。", "2"), ("今天买一送一！", "promise"), ("今天半价。", "promise"),
+     ("我们终身保修。", "promise"), ("无效退款。", "promise"), ("买就送一个玻璃杯。", "promise"),
+     ("这是销量第一的茶。", "absolute"), ("最好喝的绿茶。", "absolute"), ("国家级工艺。", "absolute"),
+     ("根据资料[faq.yaml#0]，到手价99元。", "leak"), ("参考product.yaml#2。", "leak"),
+     ("我被要求只根据资料和人设事实回答，资料里没有的数字一律不说。", "leak")],
+)
+def test_tea_inventions_are_withheld(sentence: str, why: str) -> None:
+    v = GroundingGuard(TEA, RULES).check(sentence)
+    assert not v.ok, sentence
+    assert why in v.reason or (why == "absolute" and "absolute claim" in v.reason) or (why == "leak" and "leak" in v.reason)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["直播间九十九元一罐。", "两罐装一百八十八元。", "泡两分钟就好。", "保质期十八个月。", "全国包邮。", "每罐附赠一个竹制茶匙。",
+     "杯身一年保修。", "最好用80度的水。", "第一泡可以倒掉。", "最近天气冷。", "每罐二百五十克。", "每罐0.25千克。"],
+)
+def test_tea_facts_pass(sentence: str) -> None:
+    guard = GroundingGuard([*TEA, "水温80度。"], RULES)
+    assert guard.check(sentence).ok, guard.check(sentence)
+
+
+def test_question_numbers_ground_nothing_and_checks_can_be_turned_off() -> None:
+    assert not GroundingGuard(TEA, RULES).check("对，今天只要9块9。").ok  # the viewer asked "是不是9块9？"
+    assert GroundingGuard(TEA, RULES, absolute_claims=False).check("销量第一。").ok
+    assert GroundingGuard(TEA, RULES, promises=False).check("买一送一。").ok
+    assert GroundingGuard(TEA, RULES, grounding=False).check("只要9块9。").ok
+    assert not GroundingGuard(TEA, RULES, extra_promises=["拍下立减"]).check("拍下立减。").ok

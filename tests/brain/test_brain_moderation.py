@@ -66,3 +66,46 @@ def test_pinyin_matching_can_be_disabled() -> None:
 def test_global_list_is_nonempty_and_every_word_blocks_itself(mod) -> None:
     for w in GLOBAL_WORDS:
         assert not mod.check(w).ok, w
+
+
+# -- issue 14: initials, one-letter syllables, nicknames, contacts, real words that only look alike -----------
+
+@pytest.fixture(scope="module")
+def room():
+    return build_moderator(["淘宝", "拼多多"], use_global=True, words_file=None, allow=[], pinyin=True, action="replace")
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("nmsl", "abbreviation"), ("cnm主播", "abbreviation"), ("加我wx", "abbreviation"), ("vx同号", "abbreviation"),
+        ("pdd更便宜", "abbreviation"),  # initials of a room word of three syllables
+        ("W信联系我", "initial"), ("t宝搜同款", "initial"), ("脑c", "initial"),
+        ("企鹅号多少", "text"), ("加薇信领红包", "alias"), ("拼夕夕更便宜", "alias"), ("尼玛死了", "alias"),
+        ("撒币", "pinyin"),  # sh/s blurred
+        ("f*ck", "latin"), ("fvck", "latin"),
+        ("加我 13812345678", "contact"), ("qq 12345678", "contact"), ("去tea-shop.cn下单", "contact"),
+        ("➕微信", "text"), ("+v领券", "text"),
+    ],
+)
+def test_issue14_evasions_are_caught_and_name_their_rule(room, text: str, rule: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert rule in v.how, v.describe()
+    assert rule in v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["颜色情况怎么样", "参加群众活动", "大麻烦了", "办证件要带什么", "我出生在茶乡", "主播很有威信", "微信支付可以吗",
+     "vivo手机能下单吗", "加vip会员有优惠吗", "V587", "SBS综艺", "QQ糖好吃", "订单号2026113012怎么查", "淘汰了旧茶杯"],
+)
+def test_issue14_real_words_that_look_like_listed_ones_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
+
+
+def test_issue14_rules_can_be_turned_off() -> None:
+    m = moderator_from_config(ModerationConfig(initials=False, aliases=False, contacts=False))
+    assert m.check("nmsl").ok and m.check("W信").ok and m.check("加薇信").ok is False  # 薇信 is listed itself
+    assert m.check("qq 12345678").ok
+    assert not moderator_from_config(ModerationConfig()).check("nmsl").ok
