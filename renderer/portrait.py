@@ -251,7 +251,10 @@ class PortraitFigure:
             v5 = max(v5, v2)
             v6 = max(v6, v5)
             vm = v2 + self.split * (v5 - v2)
-            top = min(nose_v + 0.45 * (float(np.interp(uc, *uo)) - nose_v), v1 - 0.15 * lip_t)
+            # The fixed row above the lips: under the nostrils in the middle, but well above the
+            # corners beside the nose, so a smile's raised corners get room to move without a crease.
+            side = float(_smooth((abs(u - uc) / hw - 0.3) / 0.5))
+            top = min(nose_v + 0.45 * (float(np.interp(uc, *uo)) - nose_v), v1 - 0.15 * lip_t - side * 0.05 * H)
             chin = max(float(np.interp(u, jaw_u, jaw_v)), v6 + 0.1 * H)
             if u <= jaw_u[0] or u >= jaw_u[-1]:
                 chin = max(v6 + 0.1 * H, chin_v * 0.7)
@@ -353,7 +356,8 @@ class PortraitFigure:
         lip = np.median(lips, axis=0) if len(lips) >= 4 else np.array([90, 90, 170], np.float32)
         self.lip_colour = lip
         # Interior: the lips' own hue, very dark; tongue: the lips' hue, a little lighter than the dark.
-        self.dark_colour = lip * np.array([0.17, 0.17, 0.27], np.float32) + np.array([3, 3, 6], np.float32)
+        # (BGR) A mouth's inside is dark red-brown whatever the lipstick: the lips' hue pulled to red.
+        self.dark_colour = lip * np.array([0.10, 0.12, 0.26], np.float32) + np.array([6, 8, 18], np.float32)
         self.tongue_colour = lip * np.array([0.5, 0.5, 0.68], np.float32)
         # Teeth: the brightest part of the face, a little dimmed (they sit in the mouth's shadow).
         oval = lm.contour("face_oval")
@@ -377,7 +381,17 @@ class PortraitFigure:
         bot = dst_local[4, inside]
         if float((bot[:, 1] - top[:, 1]).max()) < 0.6:
             return
-        poly = fr.photo(np.concatenate([top, bot[::-1]])) - (mx0, my0)
+        poly = fr.photo(np.concatenate([top, bot[::-1]]))
+        # Work only on the opening's bounding box (plus the blur's reach) inside the patch.
+        pad = 3 + int(0.012 * H)
+        cx0, cy0 = max(int(poly[:, 0].min()) - pad, mx0), max(int(poly[:, 1].min()) - pad, my0)
+        cx1, cy1 = min(int(poly[:, 0].max()) + pad + 1, mx1), min(int(poly[:, 1].max()) + pad + 1, my1)
+        if cx0 >= cx1 or cy0 >= cy1:
+            return
+        full = patch
+        patch = full[cy0 - my0 : cy1 - my0, cx0 - mx0 : cx1 - mx0]
+        mx0, my0, mx1, my1 = cx0, cy0, cx1, cy1
+        poly = poly - (mx0, my0)
         ph, pw = patch.shape[:2]
         ss = 4  # supersampled mask: a smooth lip edge
         m = np.zeros((ph * ss, pw * ss), np.uint8)
