@@ -46,6 +46,11 @@ from danmaku.event import Event
 
 log = logging.getLogger(__name__)
 
+# Enum members offer() compares on every event, looked up once (a class attribute lookup costs more than the test).
+_MODERATION, _RATE_LIMIT, _GIFT_BATCHED, _FOLLOW_BATCHED, _MERGED, _RECENTLY_ANSWERED = (
+    Drop.MODERATION, Drop.RATE_LIMIT, Drop.GIFT_BATCHED, Drop.FOLLOW_BATCHED, Drop.MERGED, Drop.RECENTLY_ANSWERED)
+_GUARD, _GIFT, _SUPER_CHAT = LineKind.GUARD, LineKind.GIFT, LineKind.SUPER_CHAT
+
 
 class Director:
     def __init__(self, room: str, cfg: DirectorConfig, moderator: Moderator, *,
@@ -67,7 +72,7 @@ class Director:
         self._operator: deque[Line] = deque()
         self._recent: deque[dict[str, Any]] = deque(maxlen=tcfg.recent_chat)
         self.drops: dict[str, int] = {}
-        self._drop_metric: dict[Drop, Any] = {}
+        self._drop_metric: dict[Drop, tuple[str, Any]] = {}  # reason → (its name, its DROPS child)
         self._depth = metrics.QUEUE_DEPTH.labels(room)
         self._wakeup: asyncio.Event | None = None
         # Called with (event, verdict) for every comment moderation blocked: the room writes it to the audit log.
@@ -79,10 +84,11 @@ class Director:
     # -- bookkeeping ------------------------------------------------------------------------------------
 
     def _drop(self, reason: Drop, n: int = 1) -> None:
-        self.drops[reason.value] = self.drops.get(reason.value, 0) + n
-        child = self._drop_metric.get(reason)
-        if child is None:
-            child = self._drop_metric[reason] = metrics.DROPS.labels(self.room, reason.value)
+        slot = self._drop_metric.get(reason)
+        if slot is None:
+            slot = self._drop_metric[reason] = (reason.value, metrics.DROPS.labels(self.room, reason.value))
+        name, child = slot
+        self.drops[name] = self.drops.get(name, 0) + n
         child.inc(n)
 
     def _note(self, event: Event, verdict: str, kind: str) -> None:
@@ -116,31 +122,31 @@ class Director:
 
     def _offer(self, event: Event) -> None:
         now = self.clock()
-        got = triage(event, now, self.tcfg, moderator=self.moderator, seen=self.seen_ids, rates=self.rates,
-                     names=self.names, has_room=self.queue.has_room)
+        got = triage(event, now, self.tcfg, self.moderator, self.seen_ids, self.rates, self.names, self.queue.has_room)
         if type(got) is Dropped:
-            if got.reason == Drop.MODERATION:
+            reason = got.reason
+            if reason is _MODERATION:
                 metrics.MODERATION_BLOCKS.labels(self.room, "input").inc()
-                self._note(event, got.verdict, event.kind.value)
+                self._note(event, got.verdict, str(event.kind))
                 if self.on_blocked is not None:
                     self.on_blocked(event, got.verdict)
-            elif got.reason == Drop.RATE_LIMIT:
-                self._note(event, "rate limited", event.kind.value)
-            self._drop(got.reason)
+            elif reason is _RATE_LIMIT:
+                self._note(event, "rate limited", str(event.kind))
+            self._drop(reason)
         elif type(got) is Thank:
-            if got.kind == LineKind.GUARD:
+            if got.kind is _GUARD:
                 self._push(self.thanks.guard(got), event, now)
             elif self.thanks.add(got, now):
-                self._drop(Drop.GIFT_BATCHED if got.kind == LineKind.GIFT else Drop.FOLLOW_BATCHED)
+                self._drop(_GIFT_BATCHED if got.kind is _GIFT else _FOLLOW_BATCHED)
         else:
             assert type(got) is Candidate
-            self._note(event, "ok", got.kind.value)
-            if got.kind != LineKind.SUPER_CHAT:
+            self._note(event, "ok", str(got.kind))
+            if got.kind is not _SUPER_CHAT:
                 if self.queue.merge(got.key, got.name, now):
-                    self._drop(Drop.MERGED)
+                    self._drop(_MERGED)
                     return
                 if self.queue.recently_answered(got.key, now):
-                    self._drop(Drop.RECENTLY_ANSWERED)
+                    self._drop(_RECENTLY_ANSWERED)
                     return
             self._push(got, event, now)
 

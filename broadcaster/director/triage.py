@@ -104,7 +104,10 @@ class Dropped:
     verdict: str = ""  # what moderation found, for Drop.MODERATION
 
 
-_DROPPED = {reason: Dropped(reason) for reason in Drop}
+# One shared result per reason (the hot path allocates nothing for a drop, and looks up no enum member).
+_DUPLICATE_ID, _IGNORED_KIND, _TOO_SHORT, _NOISE_, _CHIT_CHAT, _QUEUE_FULL, _RATE_LIMIT, _SMALL_GIFT = (
+    Dropped(r) for r in (Drop.DUPLICATE_ID, Drop.IGNORED_KIND, Drop.TOO_SHORT, Drop.NOISE, Drop.CHIT_CHAT,
+                         Drop.QUEUE_FULL, Drop.RATE_LIMIT, Drop.SMALL_GIFT))
 
 
 @dataclass(slots=True)
@@ -160,27 +163,27 @@ def event_deadline(event: Event, now: float, seconds: float) -> float:
     return (t if now - 3600.0 <= t <= now else now) + seconds
 
 
-def triage(event: Event, now: float, cfg: TriageConfig, *, moderator: Moderator, seen: BoundedDict[str, None],
+def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, seen: BoundedDict[str, None],
            rates: RateLimiter, names: SafeNames,
            has_room: Callable[[float, str, float], bool]) -> Candidate | Thank | Dropped:
     """What one event asks of the room (see the module doc). Raises only on malformed `extra` values."""
     if event.msg_id and seen.seen(event.msg_id):
-        return _DROPPED[Drop.DUPLICATE_ID]
+        return _DUPLICATE_ID
     kind = event.kind
     if kind == EventKind.GIFT:
         if event.value_milli < cfg.gift_min_milli:
-            return _DROPPED[Drop.SMALL_GIFT]
+            return _SMALL_GIFT
         extra = event.extra
         return Thank(LineKind.GIFT, names(event), gift=str(extra.get("gift_name") or extra.get("gift") or "礼物"),
                      count=int(extra.get("count") or extra.get("num") or 1), value_milli=max(0, event.value_milli))
     if kind == EventKind.FOLLOW:
-        return Thank(LineKind.FOLLOW, names(event)) if cfg.thank_follows else _DROPPED[Drop.IGNORED_KIND]
+        return Thank(LineKind.FOLLOW, names(event)) if cfg.thank_follows else _IGNORED_KIND
     if kind == EventKind.GUARD:
         level = int(event.extra.get("guard_level") or (event.user.guard_level if event.user else 0) or 3)
         return Thank(LineKind.GUARD, names(event), guard_level=level,
                      deadline=event_deadline(event, now, cfg.deadlines.guard))
     if kind not in _CHAT:
-        return _DROPPED[Drop.IGNORED_KIND]  # likes, enters, system notices: nothing to say
+        return _IGNORED_KIND  # likes, enters, system notices: nothing to say
     text = normalize(event.text)[: cfg.max_chars]
     key = question_key(text)
     is_sc = kind == EventKind.SUPER_CHAT
@@ -190,18 +193,18 @@ def triage(event: Event, now: float, cfg: TriageConfig, *, moderator: Moderator,
         deadline_s = cfg.deadlines.super_chat
     else:
         if len(key) < cfg.min_chars:
-            return _DROPPED[Drop.TOO_SHORT]
+            return _TOO_SHORT
         if _NOISE.match(key):
-            return _DROPPED[Drop.NOISE]
+            return _NOISE_
         if _QUESTION.search(text):
             line_kind, priority, deadline_s = LineKind.QUESTION, cfg.priorities.question, cfg.deadlines.question
         elif cfg.answer_chit_chat:
             line_kind, priority, deadline_s = LineKind.COMMENT, cfg.priorities.comment, cfg.deadlines.comment
         else:
-            return _DROPPED[Drop.CHIT_CHAT]
+            return _CHIT_CHAT
     if not has_room(priority, key, now):
         # Under a flood the queue is full of better lines: drop before the costlier checks.
-        return _DROPPED[Drop.QUEUE_FULL]
+        return _QUEUE_FULL
     if text:
         verdict = moderator.check(text)
         if not verdict.ok:
@@ -209,7 +212,7 @@ def triage(event: Event, now: float, cfg: TriageConfig, *, moderator: Moderator,
     if not is_sc:
         user_id = (event.user.id or event.user.name) if event.user is not None else ""
         if not rates.allow(user_id, now):
-            return _DROPPED[Drop.RATE_LIMIT]
+            return _RATE_LIMIT
     name = names(event)
     deadline = event_deadline(event, now, deadline_s)
     if is_sc and not text:  # a super chat without words is thanked like a guard
