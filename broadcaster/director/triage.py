@@ -28,13 +28,13 @@ from broadcaster.lines import Line, LineKind, LineSource
 from common.bounded import BoundedDict
 from danmaku.event import MILLI_PER_CNY, Event, EventKind
 
-_QUESTION = re.compile(
+_QUESTION_RE = re.compile(
     r"[?？]|吗|呢|么|多少|几[个天号点时]|怎么|怎样|如何|什么|哪|为什么|为啥|能不能|可不可以|可以吗|有没有|是不是|"
     r"要不要|会不会|好不好|请问|咋|啥|多[大久重长高远宽厚]|(.)不\1|"
     r"\b(?:how|what|when|where|why|which|can|does|is there)\b",
     re.IGNORECASE,
 )
-_NOISE = re.compile(r"^(?:\d+|(.)\1*|(.)(.)(?:\2\3)+)$")  # 666, 哈哈哈哈, 2333, 哈哈哈 …
+_NOISE_RE = re.compile(r"^(?:\d+|(.)\1*|(.)(.)(?:\2\3)+)$")  # 666, 哈哈哈哈, 2333, 哈哈哈 …
 _CHAT = frozenset({EventKind.COMMENT, EventKind.SUPER_CHAT, EventKind.VOICE})
 ANON = "这位朋友"  # read out instead of a name that is empty or fails moderation
 SEEN_IDS = 4096  # platform message ids remembered to drop repeats
@@ -105,7 +105,7 @@ class Dropped:
 
 
 # One shared result per reason (the hot path allocates nothing for a drop, and looks up no enum member).
-_DUPLICATE_ID, _IGNORED_KIND, _TOO_SHORT, _NOISE_, _CHIT_CHAT, _QUEUE_FULL, _RATE_LIMIT, _SMALL_GIFT = (
+_DUPLICATE_ID, _IGNORED_KIND, _TOO_SHORT, _NOISE, _CHIT_CHAT, _QUEUE_FULL, _RATE_LIMIT, _SMALL_GIFT = (
     Dropped(r) for r in (Drop.DUPLICATE_ID, Drop.IGNORED_KIND, Drop.TOO_SHORT, Drop.NOISE, Drop.CHIT_CHAT,
                          Drop.QUEUE_FULL, Drop.RATE_LIMIT, Drop.SMALL_GIFT))
 
@@ -194,9 +194,9 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
     else:
         if len(key) < cfg.min_chars:
             return _TOO_SHORT
-        if _NOISE.match(key):
-            return _NOISE_
-        if _QUESTION.search(text):
+        if _NOISE_RE.match(key):
+            return _NOISE
+        if _QUESTION_RE.search(text):
             line_kind, priority, deadline_s = LineKind.QUESTION, cfg.priorities.question, cfg.deadlines.question
         elif cfg.answer_chit_chat:
             line_kind, priority, deadline_s = LineKind.COMMENT, cfg.priorities.comment, cfg.deadlines.comment
