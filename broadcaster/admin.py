@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from broadcaster import metrics
 from broadcaster.config import AdminConfig
 from broadcaster.logs import redact, redact_obj, register_secrets, secrets_of
 from broadcaster.watchdog import check_rooms, update_process_metrics
+from common.bounded import BoundedDict
 
 log = logging.getLogger(__name__)
 
@@ -57,11 +59,13 @@ class _Daemon(Protocol):
     config: Any
 
     async def reload(self) -> dict[str, Any]: ...
+    async def plan(self) -> dict[str, Any]: ...
 
 
 DAEMON: web.AppKey[_Daemon] = web.AppKey("daemon", object)  # type: ignore[arg-type]
 TOKEN: web.AppKey[bytes] = web.AppKey("token", bytes)
 SETTINGS: web.AppKey[AdminSettings] = web.AppKey("settings", object)  # type: ignore[arg-type]
+STRIKES: web.AppKey[Strikes] = web.AppKey("strikes", object)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +77,44 @@ class AdminSettings:
 
 
 # ---------------------------------------------------------------------------------------------- token
+
+
+@dataclass(slots=True)
+class _Record:
+    failures: int = 0
+    window_start: float = 0.0
+    locked_until: float = 0.0
+    lockouts: int = 0
+
+
+class Strikes:
+    """Failed token attempts per client address. Past `allowed` failures within `window_s`, the address is
+    refused (429, token not even compared) for 1 s, then 2, 4, … up to `max_s` with every further failure:
+    guessing a 32-byte token stays hopeless, and one noisy address cannot lock out the others."""
+
+    def __init__(self, allowed: int, window_s: float, max_s: float, *, clock: Callable[[], float] | None = None,
+                 max_addresses: int = 4096):
+        self.allowed, self.window_s, self.max_s = allowed, window_s, max_s
+        self._now = clock or time.monotonic
+        self._by_address: BoundedDict[str, _Record] = BoundedDict(max_addresses)
+
+    def locked_for(self, address: str) -> float:
+        """Seconds this address must still wait (0 when it may try)."""
+        rec = self._by_address.get(address)
+        if rec is None:
+            return 0.0
+        return max(0.0, rec.locked_until - self._now())
+
+    def failed(self, address: str) -> None:
+        now = self._now()
+        rec = self._by_address.get(address)
+        if rec is None or (now - rec.window_start > self.window_s and now >= rec.locked_until):
+            rec = _Record(window_start=now)
+        rec.failures += 1
+        if rec.failures > self.allowed:
+            rec.locked_until = now + min(self.max_s, 2.0 ** rec.lockouts)
+            rec.lockouts += 1
+        self._by_address[address] = rec
 
 
 def resolve_token(cfg: AdminConfig, state_dir: Path | None) -> tuple[str, Path | None]:
@@ -125,8 +167,16 @@ def _error(status: int, message: str, **headers: str) -> web.Response:
 
 @web.middleware
 async def _guard(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
-    if not _public(request) and not _authorized(request):
-        return _error(401, "missing or wrong bearer token", **{"WWW-Authenticate": 'Bearer realm="virtual-anchor"'})
+    if not _public(request):
+        strikes, address = request.app[STRIKES], request.remote or ""
+        wait = strikes.locked_for(address)
+        if wait > 0:
+            return _error(429, "too many failed tokens from this address; try again later",
+                          **{"Retry-After": str(max(1, round(wait)))})
+        if not _authorized(request):
+            strikes.failed(address)
+            log.warning("admin: wrong or missing token from %s for %s %s", address, request.method, request.path)
+            return _error(401, "missing or wrong bearer token", **{"WWW-Authenticate": 'Bearer realm="virtual-anchor"'})
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         return _error(413, f"request body over {MAX_BODY_BYTES} bytes")
     try:
@@ -210,8 +260,10 @@ async def _body(request: web.Request) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, ValueError):  # JSONDecodeError, and ints past Python's digit limit
         raise web.HTTPBadRequest(reason="body is not valid JSON") from None
+    except RecursionError:  # deeply nested arrays: nothing this API takes nests more than a level
+        raise web.HTTPBadRequest(reason="body is nested too deeply") from None
     if not isinstance(data, dict):
         raise web.HTTPBadRequest(reason="body must be a JSON object")
     return data
@@ -291,15 +343,21 @@ async def snapshot_view(request: web.Request) -> web.Response:
 
 
 async def reload_view(request: web.Request) -> web.Response:
+    """{"dry_run": true}: what would apply live and what would cut, per room; otherwise the reload's result,
+    with "ok": false and "failed" (room → why) when a room kept its old config."""
     daemon = request.app[DAEMON]
-    await _body(request)
+    data = await _body(request)
+    dry_run = data.get("dry_run", False)
+    if not isinstance(dry_run, bool):
+        raise web.HTTPBadRequest(reason="'dry_run' must be true or false")
     try:
-        result = await daemon.reload()
+        result = await (daemon.plan() if dry_run else daemon.reload())
     except Exception as exc:  # a bad config file: say why, keep running the old one
-        log.error("reload failed: %s", exc)
-        return _json({"error": f"reload failed: {exc}"}, status=400)
-    register_secrets(secrets_of(daemon.config))
-    log.info("config reloaded: %s", {k: len(v) for k, v in result.items() if isinstance(v, list)})
+        log.error("reload refused: %s", exc)
+        return _json({"error": f"reload refused, the running config stays: {exc}"}, status=400)
+    register_secrets(secrets_of(daemon.config))  # also what the daemon itself registered on loading
+    if not dry_run:
+        result = {**result, "ok": not result.get("failed")}
     return _json(result)
 
 
@@ -339,6 +397,7 @@ def create_app(daemon: _Daemon, cfg: AdminConfig, *, token: str | None = None, s
     app[DAEMON] = daemon
     app[TOKEN] = token.encode("utf-8")
     app[SETTINGS] = AdminSettings(cfg.metrics_public, stall_after_s, html, csp)
+    app[STRIKES] = Strikes(cfg.failed_tokens, cfg.failed_token_window_s, cfg.lockout_max_s)
     r = app.router
     r.add_get("/", console_view)
     r.add_get("/healthz", healthz)

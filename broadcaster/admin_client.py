@@ -146,15 +146,37 @@ def cmd_say(args: argparse.Namespace) -> int:
     return 0
 
 
+_WHAT = {"add": "starts (new stream and recording)", "remove": "stops (its stream ends)",
+         "live": "applies live, no cut", "cut": "CUTS the stream (republish; the recording starts a new file)",
+         "keep": "unchanged"}
+
+
 def cmd_reload(args: argparse.Namespace) -> int:
+    """Exit 0 when everything applied, 1 when a room kept its old config (or the file was refused)."""
     target = resolve_target(args)
-    result = call(target, "POST", "/api/reload", {}, timeout=120.0)
+    if args.dry_run:
+        plan = call(target, "POST", "/api/reload", {"dry_run": True}, timeout=60.0)
+        if args.json:
+            print(json.dumps(plan, ensure_ascii=False, indent=2))
+            return 0
+        for room in plan.get("rooms") or []:
+            sections = f" ({', '.join(room['sections'])})" if room.get("sections") else ""
+            print(f"{room['room']}: {_WHAT.get(room['action'], room['action'])}{sections}")
+        if plan.get("daemon_changes_need_restart"):
+            print(f"daemon: {', '.join(plan['daemon_changes_need_restart'])} changed: needs a restart")
+        return 0
+    result = call(target, "POST", "/api/reload", {}, timeout=300.0)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
     else:
-        for key in ("added", "removed", "changed", "unchanged"):
-            print(f"{key}: {', '.join(result.get(key) or []) or '-'}")
-    return 0
+        for key, label in (("added", "added"), ("removed", "removed"), ("live", "applied live"),
+                           ("changed", "handed over (cut)"), ("unchanged", "unchanged")):
+            print(f"{label}: {', '.join(result.get(key) or []) or '-'}")
+        for rid, why in (result.get("failed") or {}).items():
+            print(f"NOT applied, {rid} stays on air with its old config: {why}")
+        if result.get("needs_restart"):
+            print(f"daemon: {', '.join(result['needs_restart'])} changed: needs a restart")
+    return 1 if result.get("failed") else 0
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -194,6 +216,8 @@ def add_commands(subparsers: Any) -> None:
 
     p = subparsers.add_parser("reload", help="re-read the config file in the running daemon")
     _common(p)
+    p.add_argument("--dry-run", action="store_true",
+                   help="show per room what would apply live and what would cut the stream; change nothing")
     p.set_defaults(func=_wrap(cmd_reload), command_name="reload")
 
 

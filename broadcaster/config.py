@@ -1,4 +1,4 @@
-"""The daemon's YAML config: models, ${ENV} substitution, validation errors that name file and key."""
+"""The daemon's YAML config: models, ${ENV} substitution, hardened loading, and errors that name file and key."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from broadcaster.brain.config import AuditConfig, BrainConfig, ModerationConfig
 from broadcaster.director.config import DirectorConfig
@@ -131,6 +131,11 @@ class AdminConfig(Model):
     port: int = Field(8717, ge=0, le=65535)
     token: Secret | None = None
     metrics_public: bool = True
+    # Failed token attempts one client address may make (per failed_token_window_s) before it is refused
+    # with 429 for a while that doubles with every further failure (up to lockout_max_s).
+    failed_tokens: int = Field(10, ge=1, le=100000)
+    failed_token_window_s: float = Field(300.0, gt=0)
+    lockout_max_s: float = Field(300.0, ge=1)
 
 
 class DaemonConfig(Model):
@@ -217,9 +222,14 @@ def _describe(err: dict[str, Any]) -> str:
     msg = msg.removeprefix("Value error, ")
     got = err.get("input")
     if kind.endswith(("_type", "_parsing")) or kind.startswith("literal"):
-        # Values can be secrets pasted into the wrong key: quote only short scalars.
-        shown = repr(got) if isinstance(got, int | float | bool) or (isinstance(got, str) and len(got) <= 24) \
-            else type(got).__name__
+        # A value can be a secret pasted into the wrong key, however short: quote numbers and booleans only,
+        # and say what else it was.
+        if isinstance(got, bool | int | float):
+            shown = repr(got)
+        elif isinstance(got, str):
+            shown = f"a string of {len(got)} character{'s' if len(got) != 1 else ''}"
+        else:
+            shown = type(got).__name__
         return f"{msg} (got {shown})"
     return msg
 
@@ -253,7 +263,8 @@ def _old_keys(data: dict[str, Any], file: str | os.PathLike[str]) -> None:
 _MISSING = object()
 
 
-def parse_config(data: Any, file: str | os.PathLike[str] = "<config>") -> Config:
+def parse_config(data: Any, file: str | os.PathLike[str] = "<config>", *, check_files: bool = True) -> Config:
+    """Validates loaded YAML; with check_files, every file and folder the config names must be there now."""
     if not isinstance(data, dict):
         raise ConfigError(file, "", "expected a mapping with 'rooms' (and optionally 'daemon')")
     _old_keys(data, file)
@@ -261,27 +272,179 @@ def parse_config(data: Any, file: str | os.PathLike[str] = "<config>") -> Config
     path = Path(file)
     context = {"base_dir": path.resolve().parent} if path.is_file() else None
     try:
-        return Config.model_validate(data, context=context)
+        config = Config.model_validate(data, context=context)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(file, _key_path(first["loc"], data), _describe(first)) from None
+    except RecursionError:  # a file cannot get here (see load_yaml's limits); a dict built in code may
+        raise ConfigError(file, "", f"nested more than {MAX_DEPTH} levels deep") from None
+    if check_files:
+        check_paths(config, file)
+    return config
+
+
+# -- named files and folders ------------------------------------------------------------------------------
+
+# Paths the daemon writes: created when needed, so they need not exist (the recording's folder is checked by
+# RecordOutput). Every other Path in the config is something to read and must exist.
+_CREATED: frozenset[tuple[str, str]] = frozenset({
+    ("RecordOutput", "path"),
+    ("AuditConfig", "path"),
+    ("DaemonConfig", "state_dir"),
+    ("VoiceConfig", "embeddings_dir"),
+})
+
+
+def _unreadable(path: Path, key: str) -> str | None:
+    """Why `path` (named by `key`) cannot be read, or None when it can."""
+    full = path.expanduser()
+    want_dir = key == "dir" or key.endswith("_dir")
+    try:
+        if not full.exists():
+            return f"{'folder' if want_dir else 'file'} {str(full)!r} does not exist"
+        if want_dir and not full.is_dir():
+            return f"{str(full)!r} is not a folder"
+        if not os.access(full, os.R_OK | (os.X_OK if full.is_dir() else 0)):
+            return f"{str(full)!r} cannot be read"
+    except OSError as exc:  # a name too long, a loop of links
+        return f"{str(full)!r} cannot be read: {exc.strerror or exc}"
+    return None
+
+
+def check_paths(config: BaseModel, file: str | os.PathLike[str] = "<config>", prefix: str = "") -> None:
+    """Walks the validated model: every Path it names for reading (talk track, words file, KB dir, replay
+    file, portrait, fonts, models, FAQ files…) must exist now. ConfigError names the first that does not."""
+    for name in type(config).model_fields:
+        if (type(config).__name__, name) in _CREATED:
+            continue
+        value = getattr(config, name)
+        key = f"{prefix}.{name}" if prefix else name
+        items = list(enumerate(value)) if isinstance(value, list | tuple) else [(None, value)]
+        for i, item in items:
+            where = key if i is None else f"{key}[{i}]"
+            if isinstance(item, Path):
+                problem = _unreadable(item, name)
+                if problem is not None:
+                    raise ConfigError(file, where, problem)
+            elif isinstance(item, BaseModel):
+                check_paths(item, file, where)
+
+
+# -- reading the file -------------------------------------------------------------------------------------
+
+MAX_FILE_BYTES = 1 << 20  # a config of hundreds of rooms is well under this; anything bigger is a mistake
+MAX_DEPTH = 32  # real configs nest about 6 levels
+MAX_VALUES = 100_000  # values the file stands for with its aliases expanded (an alias bomb: billions)
+
+
+class _Refused(Exception):
+    def __init__(self, where: str, problem: str):
+        super().__init__(problem)
+        self.where, self.problem = where, problem
+
+
+class _LimitedLoader(yaml.SafeLoader):
+    """The safe loader, composing no deeper than MAX_DEPTH. The composer recurses, so this is also what
+    keeps a deeply nested file from ending in a RecursionError."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _Refused(f"line {mark.line + 1} column {mark.column + 1}",
+                               f"nested more than {MAX_DEPTH} levels deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _at(node: yaml.Node) -> str:
+    return f"line {node.start_mark.line + 1} column {node.start_mark.column + 1}"
+
+
+def _expanded_shape(root: yaml.Node) -> tuple[int, int]:
+    """(values, depth) of the document with every alias expanded, worked out without expanding (each shared
+    node once, memoized): chained aliases nest deeper than the text shows. A node inside itself (a recursive
+    alias) is refused."""
+    shapes: dict[int, tuple[int, int]] = {}
+    open_: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]  # iterative: aliases may chain past any depth limit
+    while stack:
+        node, done = stack.pop()
+        if done:
+            kids = [shapes[id(c)] for c in _children(node)]
+            shapes[id(node)] = (min(1 + sum(k[0] for k in kids), MAX_VALUES + 1),
+                                min(1 + max((k[1] for k in kids), default=0), MAX_DEPTH + 1))
+            open_.discard(id(node))
+            continue
+        if id(node) in shapes:
+            continue
+        open_.add(id(node))
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in open_:
+                raise _Refused(_at(child), "an alias refers to the node it is in (recursion)")
+            if id(child) not in shapes:
+                stack.append((child, False))
+    return shapes[id(root)]
+
+
+def load_yaml(p: Path) -> Any:
+    """Reads and parses a config file within the limits; ConfigError (one line) for anything refused."""
+    try:
+        with p.open("rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)  # never more: /dev/zero or a huge file costs at most this
+    except FileNotFoundError:
+        raise ConfigError(p, "", "file not found") from None
+    except OSError as exc:
+        raise ConfigError(p, "", f"cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ConfigError(p, "", f"larger than {MAX_FILE_BYTES // 1024} KiB: not a config file")
+    if b"\0" in raw:
+        raise ConfigError(p, "", "not a text file (it holds NUL bytes)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(p, "", f"not UTF-8 text (byte {exc.start})") from None
+    loader = _LimitedLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        values, depth = _expanded_shape(node)
+        if values > MAX_VALUES:
+            raise _Refused("", f"its aliases expand to more than {MAX_VALUES} values (an alias bomb?)")
+        if depth > MAX_DEPTH:
+            raise _Refused("", f"its aliases nest more than {MAX_DEPTH} levels deep")
+        return loader.construct_document(node)
+    except _Refused as exc:
+        raise ConfigError(p, exc.where, exc.problem) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise ConfigError(p, where, f"invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    except RecursionError:  # the limits above should make this unreachable; never a 3,000-line traceback
+        raise ConfigError(p, "", f"nested more than {MAX_DEPTH} levels deep") from None
+    finally:
+        loader.dispose()
 
 
 def load_config(path: str | os.PathLike[str]) -> Config:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(p, "", "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(p, "", f"cannot read: {exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise ConfigError(p, where, f"invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    return parse_config(data, p)
+    return parse_config(load_yaml(p), p)
 
 
 def dump_redacted(config: Config) -> str:

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 CLOCK_HANG = "clock.hang"  # the media clock stops ticking, as a hung render or encode would
 CLOCK_CRASH = "clock.crash"  # the media clock thread dies with an exception
 RENDER_ERROR = "render.error"  # every render raises (the clock repeats the last good frame)
-POINTS = (CLOCK_HANG, CLOCK_CRASH, RENDER_ERROR)
+RECORD_OPEN_ERROR = "record.open_error"  # a recording file cannot be opened (full disk, folder gone)
+ROOM_PREPARE_ERROR = "room.prepare_error"  # a room's media path fails while it is prepared (start or reload)
+POINTS = (CLOCK_HANG, CLOCK_CRASH, RENDER_ERROR, RECORD_OPEN_ERROR, ROOM_PREPARE_ERROR)
 
 
 class FaultInjected(RuntimeError):

@@ -1,4 +1,8 @@
-"""The show: a room's content loop — chat sources → director → brain → voice → stage — with the latency trail."""
+"""The show: a room's content loop — chat sources → director → brain → voice → stage — with the latency trail.
+
+Content changes of a reload apply here, live: `apply(cfg)` builds the changed pieces beside the running ones
+(brain started, voice started, talk track loaded) and the speaker swaps them in between two lines.
+"""
 
 from __future__ import annotations
 
@@ -52,6 +56,39 @@ def speakable_texts(room_cfg: RoomConfig) -> list[str]:
     return list(dict.fromkeys(texts))
 
 
+# Which parts of the show each room config section feeds: a change rebuilds those parts (see Show.apply).
+CONTENT_KEYS = ("name", "voice", "sources", "director", "brain", "moderation", "audit", "redis_url")
+
+
+def content_changes(old: RoomConfig, new: RoomConfig) -> list[str]:
+    """The content sections that differ (those a running show can take without a cut)."""
+    return [k for k in CONTENT_KEYS if getattr(old, k) != getattr(new, k)]
+
+
+@dataclasses.dataclass
+class _Pieces:
+    """What a reload swaps in: each None where that part stays as it is."""
+
+    cfg: RoomConfig
+    director: Director | None = None
+    brain: Brain | None = None
+    voice: Voice | None = None
+    audit: AuditLog | None = None
+    swap_audit: bool = False  # audit changed (None may mean: no audit log any more)
+    sources: list | None = None
+    done: asyncio.Future[list[str]] | None = None
+
+    async def discard(self) -> None:
+        """Closes what was built for a swap that will not happen."""
+        if self.brain is not None:
+            await self.brain.close()
+        if self.voice is not None:
+            await self.voice.close()
+        if self.audit is not None:
+            self.audit.close()
+        await asyncio.gather(*(s.stop() for s in self.sources or []), return_exceptions=True)
+
+
 @dataclasses.dataclass
 class Trail:
     """When each step of one line happened (monotonic seconds)."""
@@ -102,36 +139,62 @@ class Show:
         self.stage = stage
         self.voice = voice
         moderator = moderator_from_config(cfg.moderation)
-        self.director = Director(cfg.id, cfg.director, moderator)
-        self.brain = Brain(cfg.id, cfg.brain, cfg.moderation, moderator=moderator,
-                           redis_url=cfg.redis_url.get_secret_value() if cfg.redis_url is not None else None)
+        self.director = self._director(cfg, moderator)
+        self.brain = self._brain(cfg, moderator)
         self.audit = AuditLog.from_config(cfg.audit, cfg.id)
-        self.director.on_blocked = self._audit_blocked
         self.sources: list = []
+        self._source_tasks: list[asyncio.Task] = []
         self._tasks: list[asyncio.Task] = []
         self._live: dict[int, Trail] = {}  # line id → trail, until the stage ends the line
         self.trails: list[Trail] = []  # the last few finished lines, for tests and the console
         self.voice_input = None  # microphone / stream → Event(kind=voice), when voice.asr is enabled
         self._busy: BoundedDict[int, None] = BoundedDict(1000)  # id(event) of events that came mid-sentence
         self._ends: deque[float] = deque(maxlen=256)  # when recent utterances ended (sentence boundaries)
+        self._pending: _Pieces | None = None  # prepared by apply(), swapped in by the speaker between lines
+        self._warm_task: asyncio.Task | None = None
+        self.applied = 0  # content reloads swapped in
+
+    def _director(self, cfg: RoomConfig, moderator) -> Director:
+        director = Director(cfg.id, cfg.director, moderator)
+        director.on_blocked = self._audit_blocked
+        return director
+
+    def _brain(self, cfg: RoomConfig, moderator) -> Brain:
+        return Brain(cfg.id, cfg.brain, cfg.moderation, moderator=moderator,
+                     redis_url=cfg.redis_url.get_secret_value() if cfg.redis_url is not None else None)
+
+    async def prepare(self) -> None:
+        """What can fail before the room goes on air: the brain (KB index, models, answer cache)."""
+        await self.brain.start()
 
     async def start(self) -> None:
+        if not self.brain.started:
+            await self.brain.start()
+        self.stage.subscribe(self._on_stage)
+        self._open_sources(self.cfg.sources)
+        self._tasks.append(asyncio.create_task(self._speaker(), name=f"show-{self.room_id}"))
+        self._start_asr()
+        self._warm_task = asyncio.create_task(self._warm(), name=f"warm-{self.room_id}")
+
+    def _open_sources(self, configs) -> list:
         from danmaku.sources import open_source
 
-        await self.brain.start()
-        self.stage.subscribe(self._on_stage)
-        for scfg in self.cfg.sources:
+        opened = []
+        for scfg in configs:
             source = open_source(scfg, self.room_id)
-            self.sources.append(source)
-            self._tasks.append(asyncio.create_task(self._pump(source), name=f"source-{self.room_id}-{source.name}"))
-        self._tasks.append(asyncio.create_task(self._speaker(), name=f"show-{self.room_id}"))
+            opened.append(source)
+            self._source_tasks.append(
+                asyncio.create_task(self._pump(source), name=f"source-{self.room_id}-{source.name}"))
+        self.sources += opened
+        return opened
+
+    def _start_asr(self) -> None:
         asr = self.cfg.voice.asr
         if asr.enabled:
             from broadcaster.voice.asr import VoiceInput
 
             self.voice_input = VoiceInput(asr, room=self.room_id)
             self._tasks.append(asyncio.create_task(self.voice_input.run(self._offer_async), name=f"asr-{self.room_id}"))
-        self._tasks.append(asyncio.create_task(self._warm(), name=f"warm-{self.room_id}"))
 
     async def _warm(self) -> None:
         """Pre-voices the FAQ answers and the talk track, so those lines start from the utterance cache."""
@@ -144,12 +207,18 @@ class Show:
 
     async def stop(self) -> None:
         """Stops taking chat and choosing lines; what is on the stage plays on (see close())."""
-        for task in self._tasks:
+        tasks = [*self._tasks, *self._source_tasks, *([self._warm_task] if self._warm_task else [])]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.gather(*(s.stop() for s in self.sources), return_exceptions=True)
         if self.voice_input is not None:
             await self.voice_input.close()
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            await pending.discard()
+            if pending.done is not None and not pending.done.done():
+                pending.done.set_exception(RuntimeError("the room stopped before the change applied"))
 
     async def close(self) -> None:
         """After the media clock stopped: audits what was heard of unfinished lines, closes brain and audit log."""
@@ -158,6 +227,98 @@ class Show:
         await self.brain.close()
         if self.audit is not None:
             self.audit.close()
+
+    # -- reload: content changes, live --------------------------------------------------------------
+    async def apply(self, cfg: RoomConfig, *, wait_s: float = 30.0) -> list[str]:
+        """Takes a new room config whose media sections are unchanged: builds the pieces its changed content
+        sections feed (new moderator → director and brain; knowledge base, cache, LLM, persona → brain; talk
+        track, triage → director; voice; audit log; chat sources) beside the running ones, then lets the
+        speaker swap them in before it picks the next line, so nothing on air is cut. Raises (and keeps
+        everything as it was) when a piece cannot be built. Returns the sections applied."""
+        changed = content_changes(self.cfg, cfg)
+        if not changed:
+            return []
+        pieces = _Pieces(cfg)
+        try:
+            moderator = None
+            if "moderation" in changed:
+                moderator = moderator_from_config(cfg.moderation)
+            if moderator is not None or "director" in changed:
+                pieces.director = self._director(cfg, moderator or self.director.moderator)
+                _carry_over(self.director, pieces.director)
+            if moderator is not None or {"brain", "redis_url"} & set(changed):
+                # A new brain builds its own KB index and answer cache: answers cached under another KB
+                # version are never served by it (cache.answer keys entries by kb_version).
+                pieces.brain = self._brain(cfg, moderator or self.brain.moderator)
+                await pieces.brain.start()
+            if {"voice", "redis_url"} & set(changed):
+                from broadcaster.voice import voice_for_room
+
+                pieces.voice = voice_for_room(cfg)
+                await pieces.voice.start()
+            if "audit" in changed:
+                pieces.swap_audit = True
+                pieces.audit = AuditLog.from_config(cfg.audit, cfg.id)
+        except BaseException:
+            await pieces.discard()
+            raise
+        previous, self._pending = self._pending, pieces
+        if previous is not None:  # an earlier change that never reached a line boundary: this one replaces it
+            await previous.discard()
+            if previous.done is not None and not previous.done.done():
+                previous.done.set_result([])
+        pieces.done = asyncio.get_running_loop().create_future()
+        if not self._tasks:  # not on air yet (or stopped): nothing to wait for
+            await self._swap()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(pieces.done), wait_s)
+        return changed
+
+    async def _swap(self) -> None:
+        """Between two lines (the speaker's turn): puts the pending pieces in and closes the old ones."""
+        pieces, self._pending = self._pending, None
+        if pieces is None:
+            return
+        old_cfg, cfg = self.cfg, pieces.cfg
+        changed = content_changes(old_cfg, cfg)
+        old_brain = old_voice = old_audit = None
+        if pieces.director is not None:
+            self.director = pieces.director
+        if pieces.brain is not None:
+            old_brain, self.brain = self.brain, pieces.brain
+        if pieces.voice is not None:
+            old_voice, self.voice = self.voice, pieces.voice
+        if pieces.swap_audit:
+            old_audit, self.audit = self.audit, pieces.audit
+        self.cfg = cfg
+        if "sources" in changed:
+            # New connectors first, old ones after: duplicates of the overlap are dropped by message id
+            # (the director's seen ids carry over).
+            old_sources, old_tasks = self.sources, self._source_tasks
+            self.sources, self._source_tasks = [], []
+            self._open_sources(cfg.sources)
+            for task in old_tasks:
+                task.cancel()
+            await asyncio.gather(*old_tasks, return_exceptions=True)
+            await asyncio.gather(*(s.stop() for s in old_sources), return_exceptions=True)
+        if "voice" in changed and old_cfg.voice.asr != cfg.voice.asr:
+            if self.voice_input is not None:
+                await self.voice_input.close()
+                self.voice_input = None
+            self._start_asr()
+        if old_brain is not None:
+            await old_brain.close()
+        if old_voice is not None:
+            await old_voice.close()
+        if old_audit is not None:
+            old_audit.close()
+        if self._warm_task is not None:
+            self._warm_task.cancel()
+        self._warm_task = asyncio.create_task(self._warm(), name=f"warm-{self.room_id}")
+        self.applied += 1
+        log.info("room %s: content change applied live (%s)", self.room_id, ", ".join(changed) or "nothing")
+        if pieces.done is not None and not pieces.done.done():
+            pieces.done.set_result(changed)
 
     # -- chat in ----------------------------------------------------------------------------------
     async def _pump(self, source) -> None:
@@ -175,6 +336,11 @@ class Show:
     # -- lines out --------------------------------------------------------------------------------
     async def _speaker(self) -> None:
         while True:
+            if self._pending is not None:
+                try:
+                    await self._swap()
+                except Exception:  # the new pieces are in; only closing an old one failed
+                    log.exception("room %s: closing the pieces a reload replaced failed", self.room_id)
             if self.stage.paused:
                 await asyncio.sleep(0.1)
                 continue
@@ -304,3 +470,18 @@ class Show:
         snap = self.director.snapshot()
         snap["sources"] = [s.health().to_json() for s in self.sources]
         return snap
+
+
+def _carry_over(old: Director, new: Director) -> None:
+    """What a new director keeps of the old one, so a reload forgets no chat: the message ids it has seen (a
+    replayed or reconnected feed is not answered twice), operator lines waiting, recent chat and drop counts;
+    and, when triage settings are unchanged, the queued questions, gift batches and per-user rate buckets.
+    The talk track and its pacing start afresh from the new config."""
+    # TODO(director owners): a public Director.adopt(old) would keep this next to the state it moves.
+    new.seen_ids = old.seen_ids
+    new._operator = old._operator
+    new._recent.extend(old._recent)
+    new.drops = old.drops
+    new.on_blocked = old.on_blocked
+    if new.tcfg == old.tcfg:
+        new.queue, new.thanks, new.rates = old.queue, old.thanks, old.rates

@@ -106,9 +106,12 @@ class StagePort:
                 continue
             self._sample_watches = [w for w in self._sample_watches if w[0] >= end]
             now = time.monotonic()
+            # Only the sinks that take packets now: an RTMP sink still connecting (or resyncing to a keyframe)
+            # drops this one, and a hand-off time for it would be a lie in the latency trail.
+            taking = [sink.name for sink in self._sinks() if sink.taking]
             for _, callback in due:
-                for sink in self._sinks():
-                    self._loop.call_soon_threadsafe(callback, sink.name, now)
+                for name in taking:
+                    self._loop.call_soon_threadsafe(callback, name, now)
 
     def _dispatch(self, event: StageEvent) -> None:
         if event.kind == StageEventKind.LINE_END:

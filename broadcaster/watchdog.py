@@ -121,6 +121,7 @@ class Watchdog:
         self.pings = 0
         self.last_health: Health | None = None
         self._last_status = ""
+        self._note = ""  # appended to every STATUS until cleared (e.g. a reload that did not fully apply)
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -142,7 +143,7 @@ class Watchdog:
         update_process_metrics()
         health = check_rooms(self.daemon.rooms, self.stall_after_s)
         self.last_health = health
-        status = health.describe()
+        status = health.describe() + (f"; {self._note}" if self._note else "")
         if not self.ready_sent:
             if health.healthy:
                 self.ready_sent = self.notifier.ready(status) or not self.notifier.enabled
@@ -177,3 +178,7 @@ class Watchdog:
         # After RELOADING=1 systemd waits for READY=1 again.
         self.notifier.ready(summary)
         self._last_status = summary
+
+    def note(self, text: str) -> None:
+        """A standing remark for STATUS (the next tick sends it), or "" to clear it."""
+        self._note = text

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import av
 
-from broadcaster import metrics
+from broadcaster import faults, metrics
 from broadcaster.config import RecordOutput, RtmpOutput
 from broadcaster.output import flv, rtmp
 from broadcaster.output.encoder import EncodedPacket, Encoder
@@ -25,8 +25,6 @@ log = logging.getLogger(__name__)
 
 class _Disconnected(Exception):
     pass
-
-
 
 
 class Sink:
@@ -117,6 +115,24 @@ class Sink:
 
     def display_target(self) -> str:
         raise NotImplementedError
+
+    @property
+    def taking(self) -> bool:
+        """True while packets put now reach the peer or file: connected and past the keyframe it waits for
+        (a sink that is down or resyncing drops them, so it must not be counted as having received them)."""
+        return self.connected and not self._need_key
+
+    def _sleep(self, delay: float) -> None:
+        """Waits `delay` seconds on the sink's own schedule: new packets (put() notifies every frame) do not
+        cut the wait short; only closing does. Whatever is queued meanwhile is dropped (nobody can take it)."""
+        end = time.monotonic() + delay
+        while not self._done():
+            with self._cond:
+                self._drop_queue("disconnected")
+                left = end - time.monotonic()
+                if left <= 0:
+                    return
+                self._cond.wait(min(left, 0.5))
 
     # -- sink thread ----------------------------------------------------------------------------
     def _take(self, timeout: float = 0.5) -> EncodedPacket | None:
@@ -217,14 +233,7 @@ class RtmpSink(Sink):
         return publisher
 
     def _wait(self, delay: float) -> None:
-        end = time.monotonic() + delay
-        while not self._done():
-            with self._cond:  # while down, nothing queued is worth keeping
-                self._drop_queue("disconnected")
-                left = end - time.monotonic()
-                if left <= 0:
-                    return
-                self._cond.wait(min(left, 0.5))
+        self._sleep(delay)  # while down, nothing queued is worth keeping
 
     def _run(self) -> None:
         attempts = 0
@@ -295,12 +304,14 @@ class RecordSink(Sink):
 
     kind = "record"
 
-    def __init__(self, room: str, cfg: RecordOutput, encoder: Encoder, index: int):
+    def __init__(self, room: str, cfg: RecordOutput, encoder: Encoder, index: int, rng: random.Random | None = None):
         super().__init__(room, cfg.name or f"record{index}", encoder, max_queue_s=10.0)
         self._cfg = cfg
         self._segment = 0
         self.files: list[Path] = []
         self._bytes_at_open = 0
+        # A disk that is full or a folder that went away: retry soon, then less often (a log line per try).
+        self._backoff = Backoff(1.0, 30.0, factor=2.0, wait_jitter=0.1, rng=rng)
 
     def display_target(self) -> str:
         return str(self._cfg.path)
@@ -318,9 +329,15 @@ class RecordSink(Sink):
 
     def _open_container(self):
         path = self._next_path()
+        if faults.armed and faults.fires(faults.RECORD_OPEN_ERROR, self.room):
+            raise OSError(f"{faults.RECORD_OPEN_ERROR} (injected) for {path}")
         path.parent.mkdir(parents=True, exist_ok=True)
         fmt = RECORD_FORMATS.get(path.suffix.lower(), "flv")
-        options = {"movflags": "frag_keyframe+empty_moov+default_base_moof"} if fmt == "mp4" else {}
+        # flush_packets: every packet goes to the OS as it is muxed, so a killed daemon (SIGKILL, OOM) loses
+        # nothing the kernel holds; fragmented MP4 closes a fragment at every keyframe (at most one GOP lost).
+        options = {"flush_packets": "1"}
+        if fmt == "mp4":
+            options["movflags"] = "frag_keyframe+empty_moov+default_base_moof"
         container = av.open(str(path), "w", format=fmt, container_options=options)
         vstream = container.add_stream_from_template(self._encoder.video_stream)
         astream = container.add_stream_from_template(self._encoder.audio_stream)
@@ -350,11 +367,13 @@ class RecordSink(Sink):
                 container, vstream, astream = self._open_container()
             except (av.FFmpegError, OSError) as exc:
                 self.last_error = str(exc)
-                log.error("sink %s: cannot open recording: %s; retry in 2s", self.name, exc)
-                with self._cond:
-                    self._drop_queue("disconnected")
-                    self._cond.wait(2.0)
+                self.failed_attempts += 1
+                delay = self._backoff.next_delay()
+                log.error("sink %s: cannot open recording: %s; retry in %.1fs (attempt %d)", self.name, exc, delay,
+                          self.failed_attempts)
+                self._sleep(delay)
                 continue
+            self._backoff.reset()
             self._set_connected(True)
             with self._cond:
                 self._need_key = True

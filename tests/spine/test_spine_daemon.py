@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from broadcaster.config import load_config
-from broadcaster.daemon import Daemon
+from broadcaster import faults
+from broadcaster.config import ConfigError, load_config
+from broadcaster.daemon import Daemon, describe_reload
+from broadcaster.logs import clear_secrets, redact
 from tests.spine.streamcheck import assert_valid_stream
 from tests.support.media import probe
 from tests.support.servers import ROOT, wait_until
@@ -87,7 +89,8 @@ async def test_reload_keeps_unchanged_rooms_streaming(tmp_path):
                             room("b", tmp_path, video={"width": 320, "height": 180, "fps": 25, "bitrate_kbps": 400}),
                             room("c", tmp_path)], tmp_path)
         result = await daemon.reload()
-        assert result == {"added": ["c"], "removed": [], "changed": ["b"], "unchanged": ["a"]}
+        assert result == {"added": ["c"], "removed": [], "changed": ["b"], "live": [], "unchanged": ["a"],
+                          "failed": {}}
         assert daemon.rooms["a"] is a_before and daemon.rooms["b"] is not b_before
         assert a_before.clock.running and daemon.rooms["c"].clock.running
         await asyncio.sleep(2.5)
@@ -102,3 +105,127 @@ async def test_reload_keeps_unchanged_rooms_streaming(tmp_path):
     assert_valid_stream(rec, width=320, height=180, fps=25, sample_rate=44100, min_seconds=4.5)
     assert abs(rec.video.duration - a_before.clock.frames / 25) <= 0.1, "no gap in the unchanged room's recording"
     assert (tmp_path / "b.flv").exists() and (tmp_path / "b~1.flv").exists(), "the restarted room keeps both files"
+
+
+async def _until(pred, timeout: float, what: str) -> None:
+    end = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
+
+
+def _audit(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
+async def test_content_changes_apply_live_at_the_next_line_without_a_cut(tmp_path):
+    """Words, talk track and persona change in the running room: same room, same clock, one recording file,
+    and the lines after the reload come from the new talk track."""
+    (tmp_path / "talk1.yaml").write_text(yaml.safe_dump({"segments": [{"name": "a", "lines": ["第一版的话。"]}]},
+                                                        allow_unicode=True))
+    (tmp_path / "talk2.yaml").write_text(yaml.safe_dump({"segments": [{"name": "b", "lines": ["第二版的话。"]}]},
+                                                        allow_unicode=True))
+    (tmp_path / "words.txt").write_text("坏词\n", encoding="utf-8")
+
+    def cfg(talk: str, **extra) -> dict:
+        return room("r", tmp_path, director={"talk": {"file": str(tmp_path / talk), "gap_s": 0.1}}, **extra)
+
+    path = write_config(tmp_path / "c.yaml", [cfg("talk1.yaml")], tmp_path)
+    daemon = Daemon(load_config(path), path)
+    await daemon.start()
+    try:
+        before = daemon.rooms["r"]
+        await _until(lambda: any(a.get("text") == "第一版的话。" for a in _audit(tmp_path / "audit-r.jsonl")), 30,
+                     "a line of the first talk track")
+        write_config(path, [cfg("talk2.yaml", moderation={"words_file": str(tmp_path / "words.txt")},
+                               brain={"persona": {"name": "小新"}})], tmp_path)
+        dry = await daemon.plan()
+        assert dry["rooms"] == [{"room": "r", "action": "live", "sections": ["director", "brain", "moderation"],
+                                 "cuts_stream": False}]
+        result = await daemon.reload()
+        assert result["live"] == ["r"] and not result["failed"], result
+        assert daemon.rooms["r"] is before and before.clock.running
+        assert before.show.applied == 1 and before.show.brain.cfg.persona.name == "小新"
+        assert daemon.config.room("r").moderation.words_file == tmp_path / "words.txt"
+        await _until(lambda: any(a.get("text") == "第二版的话。" for a in _audit(tmp_path / "audit-r.jsonl")), 30,
+                     "a line of the new talk track")
+        frames = before.clock.frames
+    finally:
+        await daemon.stop()
+    assert not (tmp_path / "r~1.flv").exists(), "a content change never starts a new recording"
+    rec = probe(tmp_path / "r.flv")
+    assert_valid_stream(rec, width=320, height=180, fps=25, sample_rate=44100, min_seconds=1.0)
+    assert rec.video.duration >= frames / 25 - 0.1, "no gap: one recording spans the whole run"
+
+
+async def test_a_media_change_that_cannot_be_prepared_leaves_the_old_room_on_air(tmp_path):
+    path = write_config(tmp_path / "m.yaml", [room("a", tmp_path)], tmp_path)
+    daemon = Daemon(load_config(path), path)
+    await daemon.start()
+    try:
+        old = daemon.rooms["a"]
+        await asyncio.sleep(1.0)
+        faster = {"width": 320, "height": 180, "fps": 25, "bitrate_kbps": 400}
+        write_config(path, [room("a", tmp_path, video=faster)], tmp_path)
+        assert (await daemon.plan())["rooms"][0] == {"room": "a", "action": "cut", "sections": ["video"],
+                                                     "cuts_stream": True}
+        faults.arm(faults.ROOM_PREPARE_ERROR, "a")
+        try:
+            result = await daemon.reload()
+        finally:
+            faults.disarm()
+        assert result["failed"] == {"a": "FaultInjected: room.prepare_error (injected)"}, result
+        assert daemon.rooms["a"] is old and old.clock.running, "the old room stays on air"
+        assert daemon.config.room("a").video.bitrate_kbps == 300, "its running config stays the old one"
+        status = daemon.watchdog.tick() and daemon.watchdog._last_status
+        assert "NOT applied" in status and "room.prepare_error" in status, status
+        assert "NOT applied" in describe_reload(result)
+        await asyncio.sleep(1.0)
+
+        again = await daemon.reload()  # the same file, now that it can be prepared: it applies
+        assert again["changed"] == ["a"] and not again["failed"], again
+        assert daemon.rooms["a"] is not old and not old.clock.running and daemon.rooms["a"].clock.running
+        assert "NOT applied" not in (daemon.watchdog.tick() and daemon.watchdog._last_status)
+        await asyncio.sleep(1.5)
+    finally:
+        await daemon.stop()
+    first, second = probe(tmp_path / "a.flv"), probe(tmp_path / "a~1.flv")
+    assert_valid_stream(first, width=320, height=180, fps=25, sample_rate=44100, min_seconds=1.9)
+    assert_valid_stream(second, width=320, height=180, fps=25, sample_rate=44100, min_seconds=1.0)
+
+
+async def test_a_reloaded_secret_is_masked_before_anything_can_log_it(tmp_path):
+    clear_secrets()
+    path = write_config(tmp_path / "s.yaml", [room("a", tmp_path)], tmp_path)
+    daemon = Daemon(load_config(path), path)
+    await daemon.start()
+    try:
+        key = "brand-new-stream-key-7781"
+        outputs = [{"type": "record", "path": str(tmp_path / "a.flv")},
+                   {"type": "rtmp", "url": f"rtmp://127.0.0.1:9/live/{key}", "reconnect_delay_s": 0.2}]
+        write_config(path, [room("a", tmp_path, outputs=outputs)], tmp_path)
+        faults.arm(faults.ROOM_PREPARE_ERROR, "a")  # even a reload that does not apply has registered it
+        try:
+            await daemon.reload()
+        finally:
+            faults.disarm()
+        assert key not in redact(f"upstream said: bad key {key}")
+    finally:
+        await daemon.stop()
+        clear_secrets()
+
+
+async def test_a_refused_file_changes_nothing_and_says_so(tmp_path):
+    path = write_config(tmp_path / "b.yaml", [room("a", tmp_path)], tmp_path)
+    daemon = Daemon(load_config(path), path)
+    await daemon.start()
+    try:
+        before = daemon.rooms["a"]
+        write_config(path, [room("a", tmp_path, director={"talk": {"file": str(tmp_path / "missing.yaml")}})],
+                     tmp_path)
+        with pytest.raises(ConfigError, match=r"rooms\[0\]\.director\.talk\.file: file .* does not exist"):
+            await daemon.reload()
+        assert daemon.rooms["a"] is before and before.clock.running
+        assert "reload refused" in (daemon.watchdog.tick() and daemon.watchdog._last_status)
+    finally:
+        await daemon.stop()
