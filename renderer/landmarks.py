@@ -456,9 +456,17 @@ def find_landmarks(
     """
     h, w = bgr.shape[:2]
     if landmarks_file is not None:
-        return load_landmarks_file(landmarks_file, (w, h))
+        lm = load_landmarks_file(landmarks_file, (w, h))
+        if not plausible(lm):
+            raise AvatarError(
+                f"avatar.landmarks: the points in {str(landmarks_file)!r} are not laid out like a face "
+                f"(expected eyes above nose_tip above the lips above the chin, eyes apart 0.2-0.8 of "
+                f"forehead-to-chin); check x/y order and left/right (the photo's left)"
+            )
+        return lm
     key = f"{photo_hash(photo_path)[:24]}-{'box' + '_'.join(map(str, face_box)) if face_box else 'auto'}"
-    cache_file = cache_dir / f"landmarks-{key}.json" if cache_dir is not None else None
+    # Under the daemon's state dir: one JSON per photo (and face_box), in a folder of its own.
+    cache_file = cache_dir / "avatar-landmarks" / f"{key}.json" if cache_dir is not None else None
     if cache_file is not None and cache_file.exists():
         try:
             data = json.loads(cache_file.read_text(encoding="utf-8"))

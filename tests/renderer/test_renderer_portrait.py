@@ -168,7 +168,7 @@ def test_detection_is_cached_by_photo_hash(photos, tmp_path, monkeypatch) -> Non
     path, _ = photos["astronaut"]
     cfg = AvatarConfig(kind="portrait", path=path)
     first = build_avatar(cfg, 854, 480, FPS, cache_dir=tmp_path)
-    cached = list(tmp_path.glob("landmarks-*.json"))
+    cached = list((tmp_path / "avatar-landmarks").glob("*.json"))
     assert len(cached) == 1
 
     def no_detection(*a, **k):
@@ -191,6 +191,10 @@ def test_landmarks_file_overrides_detection(photos, tmp_path) -> None:
     fig = _avatar(path, landmarks=lm_file).figure
     assert fig.photo_landmarks.source == "file"
     assert np.allclose(fig.photo_landmarks.mouth_centre, auto.mouth_centre + np.array([0, 12]), atol=0.01)
+    # x and y swapped by mistake: refused, not rendered.
+    lm_file.write_text(json.dumps({"points": {k: [y, x] for k, (x, y) in pts.items()}}), encoding="utf-8")
+    with pytest.raises(AvatarError, match=r"avatar\.landmarks.*not laid out like a face"):
+        _avatar(path, landmarks=lm_file)
     del pts["chin"]
     lm_file.write_text(json.dumps({"points": pts}), encoding="utf-8")
     with pytest.raises(AvatarError, match=r"avatar\.landmarks.*'chin'"):
