@@ -201,9 +201,11 @@ class WebNormalizer:
 
     def _gift(self, obj: dict[str, Any], mono: float, wall: float) -> Event | None:
         d = obj["data"]
-        tid = _str(d.get("tid") or d.get("rnd") or "")
+        # tid names one gift; rnd (the fallback id) may be shared by the sends of one batch, so only tid dedups.
+        tid = _str(d.get("tid") or "")
         if tid and self._recent.seen("gift:" + tid):
             return None
+        tid = tid or _str(d.get("rnd") or "")
         medal = d.get("medal_info") or {}
         user = User(
             id=str(d["uid"]),
@@ -255,9 +257,10 @@ class WebNormalizer:
             }
             if blind:
                 extra["blind_gift"] = pb.get_str(blind, 3)
-            tid = pb.get_str(g, 9) or str(pb.get_int(g, 12))
-            if tid and tid != "0" and self._recent.seen("gift:" + tid):
+            tid = pb.get_str(g, 9)
+            if tid and self._recent.seen("gift:" + tid):
                 continue
+            tid = tid or str(pb.get_int(g, 12))
             events.append(
                 Event(
                     PLATFORM, self.room, EventKind.GIFT, user, "", total if coin_type == "gold" else 0,

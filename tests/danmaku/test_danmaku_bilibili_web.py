@@ -386,3 +386,21 @@ async def test_ws_connect_failure_reads_cleanly(fake: BiliWebFake) -> None:
     warning = src.health().last_warning
     assert f"127.0.0.1:{dead}" in warning and "SSLContext" not in warning and "ssl:" not in warning, warning
     await col.close()
+
+
+async def test_a_gift_seen_twice_counts_once(fake: BiliWebFake) -> None:
+    src = open_source(cfg_for(fake), "room-gift")
+    col = Collector(src)
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    gift = {"cmd": "SEND_GIFT", "data": {"giftName": "牛哇", "giftId": 31039, "num": 1, "uid": 9, "uname": "甲",
+                                         "price": 100, "total_coin": 100, "coin_type": "gold", "tid": "T-1"}}
+    await fake.push([cmd_packet(gift)])
+    fake.connected.clear()
+    await fake.drop_all()
+    await asyncio.wait_for(fake.connected.wait(), 5)
+    # The same gift again on the new connection (same tid), then a different one.
+    await fake.push([cmd_packet(gift), cmd_packet({**gift, "data": {**gift["data"], "tid": "T-2"}})])
+    await col.wait_for(2)
+    await asyncio.sleep(0.2)
+    assert [(e.msg_id, e.value_milli) for e in col.events] == [("gift:T-1", 100), ("gift:T-2", 100)]
+    await col.close()
