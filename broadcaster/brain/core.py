@@ -387,7 +387,8 @@ class Brain:
         for q, a in self._history.get(user_id, ()):
             messages.append({"role": "user", "content": q})
             messages.append({"role": "assistant", "content": a})
-        name = line.event.user.name if line.event is not None and line.event.user is not None else "观众"
+        # The model never sees a name that fails moderation (it would repeat it: "谢谢加微信xx的提问").
+        name = self._safe_name(line.event.user.name) if line.event is not None and line.event.user is not None else "观众"
         messages.append({"role": "user", "content": f"{name}问：{question}"})
         return messages, rules
 

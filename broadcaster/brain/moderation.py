@@ -142,6 +142,7 @@ class Moderator:
         self.action = action
         self.use_pinyin = pinyin
         self.contacts = contacts
+        self._initials = initials
         # dense form → (listed word, rule)
         forms: dict[str, tuple[str, str]] = {}
         latin: dict[str, str] = {}
@@ -192,7 +193,17 @@ class Moderator:
             if latin else None
         )
         self._latin_masked = {w: re.compile(_masked(w)) for w in latin}
-        self._py_re, self._py_groups = self._pinyin_pattern(py_words, initials) if py_words else (None, [])
+        # Per word: its regex and its distinct fuzzy syllables; per syllable: the words that have it. A
+        # text is only matched against words whose every syllable it sounds (or, with latin letters in
+        # it, any syllable): most comments try no word at all.
+        self._py_list = [(key, self._pinyin_pattern(key, initials), frozenset(fuzzy(x) for x in _syllables(key)),
+                          tuple((fuzzy(x), x.upper()) for x in _syllables(key)))
+                         for key in sorted(py_words, key=len, reverse=True)]
+        self._by_syllable: dict[str, list[int]] = {}
+        for i, (_, _, syls, _) in enumerate(self._py_list):
+            for syl in syls:
+                self._by_syllable.setdefault(syl, []).append(i)
+        self._py_re = bool(self._py_list)
         self._allow = sorted({dense(a) for a in allow if dense(a)}, key=len, reverse=True)
         # Characters that sound like a syllable of some listed word: a text with fewer than two of
         # them (and no latin letters) cannot match by pinyin, so the per-character walk is skipped.
@@ -202,36 +213,36 @@ class Moderator:
         }
         if forms or py_words:
             _segmenter()  # load the dictionary now, not on the first comment
+        # Floods repeat themselves: verdicts are immutable, so the last few thousand are kept (thread-safe).
+        self._check_cached = functools.lru_cache(maxsize=8192)(self._check)
 
     @staticmethod
-    def _pinyin_pattern(py_words: dict[str, str], initials: bool) -> tuple[re.Pattern[str], list[str]]:
-        """One regex over the pinyin stream: CJK syllables are lower case (fuzzy), typed latin upper case.
+    def _pinyin_pattern(d: str, initials: bool) -> re.Pattern[str]:
+        """A regex over the pinyin stream for one word: CJK syllables are lower case (fuzzy), typed latin upper.
 
         A syllable may be a CJK character's (fuzzy) reading, the viewer's own spelling of it, or, with
         `initials`, one lone typed letter — but not every syllable of a word may be a lone letter
         (pure initials are the abbreviation rule's business, on whole tokens).
         """
-        alts: list[str] = []
-        groups: list[str] = []
-        for d, _word in sorted(py_words.items(), key=lambda kv: -len(kv[0])):
-            syls = _syllables(d)
-            full = [f"(?:{re.escape(fuzzy(s))}|{re.escape(s.upper())})" for s in syls]
-            if initials:
-                lone = [f"(?<![A-Z]){re.escape(s[0].upper())}(?![A-Z])" for s in syls]
-                variants = []
-                for i in range(len(syls)):
-                    variants.append("".join(full[j] if j == i else f"(?:{full[j][3:-1]}|{lone[j]})"
-                                            for j in range(len(syls))))
-                body = "|".join(variants)
-            else:
-                body = "".join(full)
-            groups.append(d)
-            alts.append(f"(?P<w{len(groups) - 1}>{body})")
-        return re.compile("(?=(?:" + "|".join(alts) + "))"), groups
+        syls = _syllables(d)
+        full = [f"{re.escape(fuzzy(s))}|{re.escape(s.upper())}" for s in syls]
+        if initials:
+            lone = [f"(?<![A-Z]){re.escape(s[0].upper())}(?![A-Z])" for s in syls]
+            body = "|".join(
+                "".join(f"(?:{full[j]})" if j == i else f"(?:{full[j]}|{lone[j]})" for j in range(len(syls)))
+                for i in range(len(syls))
+            )
+        else:
+            body = "".join(f"(?:{f})" for f in full)
+        return re.compile(f"(?=({body}))")
 
     # -- checking ---------------------------------------------------------------------------------------
 
     def check(self, text: str) -> Verdict:
+        """The verdict on a text (a comment, a user name, an answer); repeated texts are answered from a cache."""
+        return self._check_cached(text)
+
+    def _check(self, text: str) -> Verdict:
         matched: list[str] = []
         how: list[str] = []
         spans: list[str] = []
@@ -255,7 +266,7 @@ class Moderator:
                 if (form[0].isascii() or form[-1].isascii()) and self._runs_on(text, d, m.start(), m.end()):
                     continue
                 hit(word, kind, form)
-        if self._py_re is not None and (
+        if self._py_re and (
             len(d) - len(d.translate(self._sound_alike)) >= 2 or _HAS_LATIN.search(d)
         ):
             self._pinyin_hits(d, hit)
@@ -280,14 +291,29 @@ class Moderator:
             return OK
         return Verdict(ok=False, matched=tuple(matched), how=tuple(how), action=self.action, spans=tuple(spans))
 
+    def _candidates(self, syllables: set[str], typed: str) -> list[int]:
+        """Words the text may spell: every syllable sounded by a CJK character, spelled out in latin
+        letters, or (initials) given as one letter; without latin letters, only all-CJK ones."""
+        seen: dict[int, int] = {}
+        for syl in syllables:
+            for i in self._by_syllable.get(syl, ()):
+                seen[i] = seen.get(i, 0) + 1
+        out = [i for i, n in seen.items() if n == len(self._py_list[i][2])]
+        if typed:
+            full = set(out)
+            for i, (_, _, _, pairs) in enumerate(self._py_list):
+                if i not in full and (i in seen or any(u in typed for _, u in pairs)) and all(
+                        f in syllables or u in typed or (self._initials and u[0] in typed) for f, u in pairs):
+                    out.append(i)
+        return out
+
     def _pinyin_hits(self, d: str, hit) -> None:  # type: ignore[no-untyped-def]
-        stream, bounds, origin = self._pinyin_stream(d)
-        for m in self._py_re.finditer(stream):  # type: ignore[union-attr]
-            for gi, key in enumerate(self._py_groups):
-                seg = m.group(f"w{gi}")
-                if seg is None:
-                    continue
-                start, end = m.start(f"w{gi}"), m.end(f"w{gi}")
+        stream, bounds, origin, syllables, typed = self._pinyin_stream(d)
+        for i in self._candidates(syllables, typed):
+            key, rx, _, _ = self._py_list[i]
+            for m in rx.finditer(stream):
+                seg = m.group(1)
+                start, end = m.start(1), m.end(1)
                 if start not in bounds or end not in bounds:
                     continue
                 src = d[origin[start] : origin[end - 1] + 1]
@@ -341,14 +367,16 @@ class Moderator:
         return crossing and all(self._common(t) for t in covering if len(t) > 1)
 
     @staticmethod
-    def _pinyin_stream(d: str) -> tuple[str, set[int], list[int]]:
+    def _pinyin_stream(d: str) -> tuple[str, set[int], list[int], set[str], str]:
         """The dense text as pinyin (CJK → fuzzy lower-case syllables, typed latin → upper case).
 
         Returns the stream, the offsets a syllable may start or end at (around a CJK character only
-        its syllable's edges; inside typed latin any offset) and, per stream offset, the index of
-        the dense character it came from.
+        its syllable's edges; inside typed latin any offset), per stream offset the index of the
+        dense character it came from, the CJK syllables and the typed latin letters (upper case).
         """
         parts: list[str] = []
+        syllables: set[str] = set()
+        typed: list[str] = []
         origin: list[int] = []
         bounds: set[int] = {0}
         pos = 0
@@ -356,6 +384,7 @@ class Moderator:
             if is_cjk_char(c):
                 syl = char_pinyin(c)
                 syl = fuzzy(syl) if syl else _BREAK
+                syllables.add(syl)
                 parts.append(syl)
                 origin.extend([i] * len(syl))
                 bounds.add(pos)
@@ -363,12 +392,14 @@ class Moderator:
                 bounds.add(pos)
             else:
                 parts.append(c.upper() if c != _BREAK else c)
+                if c != _BREAK:
+                    typed.append(c.upper())
                 origin.append(i)
                 if c != _BREAK:
                     bounds.add(pos)
                     bounds.add(pos + 1)
                 pos += 1
-        return "".join(parts), bounds, origin
+        return "".join(parts), bounds, origin, syllables, "".join(typed)
 
     @staticmethod
     def _latin_views(text: str) -> list[str]:
