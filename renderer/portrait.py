@@ -419,8 +419,14 @@ class PortraitFigure:
             band = np.minimum(0.33 * gap, 0.026 * H)
             edge = (band - (v - ut)) / max(0.5, 0.004 * H)
             teeth = _smooth(edge) * _smooth((0.68 - across) / 0.2)
-            shade = (1 - 0.35 * across**2)[..., None] * (0.88 + 0.12 * _smooth(edge / 3))[..., None]
-            colour = colour * (1 - teeth[..., None]) + self.teeth_colour * shade * teeth[..., None]
+            # In the upper lip's shadow at the top, lit lower down, darker towards the corners; faint
+            # gaps between the front teeth (about 0.05 face heights wide) so the band reads as teeth.
+            depth = np.clip((v - ut) / np.maximum(band, 1e-3), 0, 1)
+            tooth = 0.05 * H
+            gaps = np.exp(-(((np.abs(u - self._uc) / tooth + 0.5) % 1 - 0.5) / 0.07) ** 2) * (across < 0.45)
+            shade = (1 - 0.35 * across**2) * (0.72 + 0.28 * _smooth(depth / 0.45)) * (1 - 0.12 * gaps)
+            teeth *= 0.92  # a little of the dark interior shows through at the edges
+            colour = colour * (1 - teeth[..., None]) + self.teeth_colour * (shade * teeth)[..., None]
         c3 = cover[..., None]
         patch[:] = np.clip(patch * (1 - c3) + colour * c3, 0, 255).astype(np.uint8)
 
