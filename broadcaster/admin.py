@@ -266,7 +266,26 @@ async def _body(request: web.Request) -> dict[str, Any]:
         raise web.HTTPBadRequest(reason="body is nested too deeply") from None
     if not isinstance(data, dict):
         raise web.HTTPBadRequest(reason="body must be a JSON object")
+    if not _encodable(data):  # "\ud800" parses, but is no text anyone can say, log or answer with; no route
+        # takes more than two levels, so deeper nesting is refused before anything recurses over it
+        raise web.HTTPBadRequest(reason="body nests too deeply or holds a lone surrogate (not text)")
     return data
+
+
+def _encodable(value: Any, depth: int = 0) -> bool:
+    if depth > 32:
+        return False
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_encodable(k, depth + 1) and _encodable(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_encodable(v, depth + 1) for v in value)
+    return True
 
 
 # ----------------------------------------------------------------------------------------------- routes

@@ -12,6 +12,7 @@ import stat
 import cv2
 import numpy as np
 import pytest
+import yaml
 from ops_support import (
     ADMIN_TOKEN,
     STREAM_KEY,
@@ -55,12 +56,20 @@ def live(tmp_path_factory, logbuf):
         {"type": "record", "path": str(tmp / "r1.flv")},
         {"type": "rtmp", "url": dead, "name": "ingest", "reconnect_delay_s": 0.2},
     ])])
+    # This module makes dozens of wrong-token calls on purpose; the lockout has its own test below.
+    _admin_settings(cfg, failed_tokens=10000)
     d = DaemonThread(cfg).start()
     try:
         assert wait_for(lambda: d.room("r1").status()["frames"] > 10, 30)
         yield d
     finally:
         d.stop()
+
+
+def _admin_settings(cfg, **settings) -> None:
+    data = yaml.safe_load(cfg.read_text())
+    data["daemon"]["admin"].update(settings)
+    cfg.write_text(yaml.safe_dump(data))
 
 
 def _path(template: str) -> str:
@@ -142,6 +151,11 @@ def test_snapshot_is_a_current_jpeg_of_the_stage(live):
         (b'{"text": "   "}', "application/json", 400),
         (b'{"text": 42}', "application/json", 400),
         (json.dumps({"text": "长" * 501}).encode(), "application/json", 400),
+        (b"[" * 5000 + b"]" * 5000, "application/json", 400),  # too deep for json (was a 500)
+        (b'{"text": ' + b"[" * 3000 + b"]" * 3000 + b"}", "application/json", 400),
+        (b'{"text": ' + b"9" * 5000 + b"}", "application/json", 400),  # past Python's int digit limit
+        (b'{"text": "\xff\xfe"}', "application/json", 400),  # not UTF-8
+        (rb'{"text": "\ud800"}', "application/json", 400),  # a lone surrogate is no text either
     ],
 )
 def test_say_validates_its_body(live, body, content_type, expected):
@@ -204,7 +218,8 @@ def test_reload_adds_and_removes_rooms(live, tmp_path):
     live.config_path.write_text(yaml.safe_dump(data))
     try:
         status, _, raw = call("POST", "/api/reload", live, token=ADMIN_TOKEN)
-        assert status == 200 and json.loads(raw) == {"added": ["r2"], "removed": [], "changed": [], "unchanged": ["r1"]}
+        assert status == 200 and json.loads(raw) == {"added": ["r2"], "removed": [], "changed": [], "live": [],
+                                                     "unchanged": ["r1"], "failed": {}, "ok": True}
         ids = [r["id"] for r in json.loads(call("GET", "/api/rooms", live, token=ADMIN_TOKEN)[2])["rooms"]]
         assert sorted(ids) == ["r1", "r2"]
         live.config_path.write_text("rooms: [oops")
@@ -225,6 +240,8 @@ def test_cli_status_say_reload(live, capsys):
     assert json.loads(capsys.readouterr().out)["rooms"][0]["id"] == "r1"
     assert admin_client.main(["reload", *base]) == 0
     assert "unchanged: r1" in capsys.readouterr().out
+    assert admin_client.main(["reload", "--dry-run", *base]) == 0
+    assert capsys.readouterr().out.strip() == "r1: unchanged"
     assert admin_client.main(["status", "--admin-url", live.url, "--token", "bad"]) == 1
     assert "token was refused" in capsys.readouterr().err
 
@@ -263,3 +280,44 @@ def test_generated_token_file_and_private_metrics(tmp_path, capsys):
     finally:
         d.stop()
     assert not token_file.exists(), "the generated token goes away with the daemon"
+
+
+def test_reload_dry_run_tells_live_changes_from_cuts(live):
+    original = live.config_path.read_text()
+    data = yaml.safe_load(original)
+    data["rooms"][0]["moderation"] = {"words": ["禁词"]}
+    data["rooms"][0]["video"]["bitrate_kbps"] = 350
+    data["rooms"].append(small_room("r3", []))
+    live.config_path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    try:
+        status, _, raw = call("POST", "/api/reload", live, token=ADMIN_TOKEN, body=b'{"dry_run": true}')
+        plan = json.loads(raw)
+        assert status == 200 and plan["dry_run"] is True
+        assert plan["rooms"] == [
+            {"room": "r1", "action": "cut", "sections": ["video", "moderation"], "cuts_stream": True},
+            {"room": "r3", "action": "add", "sections": [], "cuts_stream": True},
+        ]
+        assert list(live.daemon.rooms) == ["r1"], "a dry run changes nothing"
+        assert call("POST", "/api/reload", live, token=ADMIN_TOKEN, body=b'{"dry_run": "yes"}')[0] == 400
+    finally:
+        live.config_path.write_text(original)
+
+
+def test_repeated_failed_tokens_from_one_address_are_slowed_down(tmp_path):
+    cfg = write_config(tmp_path / "config.yaml", rooms=[small_room("solo", [])])
+    _admin_settings(cfg, failed_tokens=3, lockout_max_s=60)
+    d = DaemonThread(cfg).start()
+    try:
+        for _ in range(3):
+            assert request("GET", d.url + "/api/rooms", token="guess")[0] == 401
+        assert request("GET", d.url + "/api/rooms", token="guess")[0] == 401  # the 4th fails and locks
+        status, headers, raw = request("GET", d.url + "/api/rooms", token="guess")
+        assert status == 429 and int(headers["retry-after"]) >= 1 and "error" in json.loads(raw)
+        # Locked out, the right token is not even compared (no oracle); public routes stay open.
+        assert request("GET", d.url + "/api/rooms", token=ADMIN_TOKEN)[0] == 429
+        assert request("GET", d.url + "/healthz")[0] == 200
+        assert wait_for(lambda: request("GET", d.url + "/api/rooms", token=ADMIN_TOKEN)[0] == 200, 5)
+        assert request("GET", d.url + "/api/rooms", token="guess")[0] == 401
+        assert request("GET", d.url + "/api/rooms", token="guess")[0] == 429, "the next lockout is longer"
+    finally:
+        d.stop()

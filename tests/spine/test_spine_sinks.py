@@ -10,6 +10,7 @@ from broadcaster.config import AudioConfig, RtmpOutput, VideoConfig
 from broadcaster.output import amf0, flv, rtmp
 from broadcaster.output.encoder import EncodedPacket, Encoder
 from broadcaster.output.sinks import RtmpSink
+from tests.support.servers import wait_until
 
 
 def packets(start: float, seconds: float, fps: int = 25) -> list[EncodedPacket]:
@@ -82,3 +83,96 @@ def test_rtmp_chunking_round_trips_extended_timestamps(ts):
     reader.chunk_size = rtmp.OUT_CHUNK_SIZE
     assert reader.read_message() == (rtmp.VIDEO, ts, 1, payload)
     assert pos == len(wire)
+
+
+def test_a_recording_that_cannot_be_opened_retries_on_its_own_schedule(tmp_path, caplog):
+    """Every frame wakes the sink (put notifies); the retry must still wait its backoff, not retry per frame."""
+    import logging
+    import time
+
+    from broadcaster import faults
+    from broadcaster.config import RecordOutput
+    from broadcaster.output.sinks import RecordSink
+
+    enc = Encoder(VideoConfig(width=64, height=64), AudioConfig())
+    sink = RecordSink("rr", RecordOutput(type="record", path=tmp_path / "x.flv"), enc, 0)
+    faults.arm(faults.RECORD_OPEN_ERROR, "rr")
+    caplog.set_level(logging.ERROR, "broadcaster.output.sinks")
+    sink.start()
+    try:
+        end = time.monotonic() + 3.5
+        n = 0
+        while time.monotonic() < end:  # 25 frames a second, as the clock would
+            sink.put(packets(n / 25, 0.04))
+            n += 1
+            time.sleep(0.04)
+        tries = sink.failed_attempts
+        assert 2 <= tries <= 4, f"{tries} attempts in 3.5 s (1 s, then 2 s…)"
+        assert len([r for r in caplog.records if "cannot open recording" in r.getMessage()]) == tries
+        faults.disarm()
+        end = time.monotonic() + 6
+        while not sink.connected and time.monotonic() < end:
+            sink.put(packets(n / 25, 0.04))
+            n += 1
+            time.sleep(0.04)
+        assert sink.connected, "it records once the file can be opened"
+        for k in range(n, n + 60):  # past the next keyframe (every 50 frames), where the file starts
+            sink.put(packets(k / 25, 0.04))
+        assert wait_until(lambda: sink.packets_written > 0, 5)
+    finally:
+        faults.disarm()
+        sink.close(2.0)
+    assert sink.files and sink.files[-1].exists()
+
+
+def test_a_recording_is_on_disk_while_it_runs(tmp_path):
+    """flush_packets: what was muxed is in the file before the sink closes it (a SIGKILL loses at most a GOP)."""
+    import asyncio
+
+    from broadcaster.config import RoomConfig
+    from broadcaster.room import Room
+    from tests.support.media import CardAvatar, probe
+
+    async def run() -> float:
+        cfg = RoomConfig.model_validate({"id": "f", "video": {"width": 160, "height": 96, "fps": 25},
+                                         "outputs": [{"type": "record", "path": str(tmp_path / "f.flv")}]})
+        room = Room(cfg, avatar=CardAvatar(160, 96), with_voice=False)
+        await room.start()
+        try:
+            await asyncio.sleep(4.0)
+            seconds = room.clock.frames / 25
+            p = probe(tmp_path / "f.flv", decode_video=False)  # read while the sink still has it open
+            assert p.video.duration >= seconds - 2.0 - 0.5, (p.video.duration, seconds)
+            return p.video.duration
+        finally:
+            await room.stop()
+
+    assert asyncio.run(run()) > 1.0
+
+
+def test_the_latency_trail_names_only_sinks_that_took_the_packet():
+    from broadcaster.lines import Line, LineSource
+    from broadcaster.stage import Stage, StageEvent, StageEventKind
+    from broadcaster.stage_port import StagePort
+    from tests.support.media import tone_utterance
+
+    class _Sink:
+        def __init__(self, name: str, taking: bool):
+            self.name, self.taking = name, taking
+
+    import asyncio
+
+    async def run() -> list[str]:
+        stage = Stage(25, 44100)
+        sinks = [_Sink("record0", True), _Sink("ingest", False)]  # the RTMP sink never connected
+        port = StagePort(stage, lambda: None, lambda: sinks)
+        port.bind(asyncio.get_running_loop())
+        handed: list[str] = []
+        utt = tone_utterance(0.2, 44100, 25, line=Line("x", LineSource.OPERATOR))
+        port.watch_first_audible(utt, 0, lambda sink, t: handed.append(sink))
+        port.on_stage_event(StageEvent(StageEventKind.START, utt.line, 0, 0, utt))
+        port.on_packets(0, [EncodedPacket(False, b"a", 0, 0, Fraction(1, 44100), True, 1024)])
+        await asyncio.sleep(0.05)
+        return handed
+
+    assert asyncio.run(run()) == ["record0"]
