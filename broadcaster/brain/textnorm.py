@@ -79,6 +79,12 @@ def clean(text: str) -> str:
     return _SPACES.sub(" ", _CONTROL.sub("", _EMOJI.sub("", text))).strip()
 
 
+def display(text: str) -> str:
+    """What the viewer wrote, made presentable: full-width → half-width (NFKC), no emoji or control
+    characters, squeezed spaces, case kept (for names read out or shown)."""
+    return clean(unicodedata.normalize("NFKC", text))
+
+
 def question_key(text: str) -> str:
     """Cache key of a question: normalized, punctuation/space-free, without leading/trailing filler words."""
     key = _NON_WORD.sub("", normalize(text))

@@ -38,6 +38,8 @@ from broadcaster.director.triage import (
     SafeNames,
     Thank,
     TriagedLine,
+    Withdraw,
+    sc_id,
     triage,
 )
 from broadcaster.lines import Line, LineKind, LineSource
@@ -69,6 +71,7 @@ class Director:
         self.seen_ids: BoundedDict[str, None] = BoundedDict(SEEN_IDS)
         self.rates = RateLimiter(tcfg.user_burst, tcfg.user_rate_per_min, tcfg.max_tracked_users)
         self.names = SafeNames(moderator)
+        self.withdrawn: BoundedDict[str, None] = BoundedDict(SEEN_IDS)  # super chats the platform deleted
         self._operator: deque[Line] = deque()
         self._recent: deque[dict[str, Any]] = deque(maxlen=tcfg.recent_chat)
         self.drops: dict[str, int] = {}
@@ -122,7 +125,11 @@ class Director:
 
     def _offer(self, event: Event) -> None:
         now = self.clock()
-        got = triage(event, now, self.tcfg, self.moderator, self.seen_ids, self.rates, self.names, self.queue.has_room)
+        got = triage(event, now, self.tcfg, self.moderator, self.seen_ids, self.rates, self.names, self.queue.has_room,
+                     self.withdrawn)
+        if type(got) is Withdraw:
+            self._withdraw(got.ids)
+            return
         if type(got) is Dropped:
             reason = got.reason
             if reason is _MODERATION:
@@ -149,6 +156,19 @@ class Director:
                     self._drop(_RECENTLY_ANSWERED)
                     return
             self._push(got, event, now)
+
+    def _withdraw(self, ids: tuple[str, ...]) -> None:
+        """The platform deleted these super chats: a queued one is dropped, a later copy is never queued."""
+        for i in ids:
+            self.withdrawn[i] = None
+        gone = self.queue.remove_where(lambda it: it.event is not None and sc_id(it.event) in ids)
+        if gone:
+            self._drop(Drop.WITHDRAWN, gone)
+            self._depth.set(len(self.queue))
+
+    def is_withdrawn(self, line: Line) -> bool:
+        """True when the line answers a super chat the platform has since deleted (the room stops voicing it)."""
+        return line.event is not None and bool(sc_id(line.event)) and sc_id(line.event) in self.withdrawn
 
     # -- operator ---------------------------------------------------------------------------------------
 

@@ -150,6 +150,13 @@ class LineQueue:
         if stale:
             self.on_drop(Drop.STALE, len(stale))
 
+    def remove_where(self, doomed: Callable[[Item], bool]) -> int:
+        """Removes every queued item `doomed` selects; returns how many."""
+        gone = [it for it in self.items if doomed(it)]
+        for it in gone:
+            self._remove(it)
+        return len(gone)
+
     def best(self) -> Item | None:
         """The highest-ranked waiting item (stays queued; `take` hands it out)."""
         return max(self.items, key=Item.rank, default=None)

@@ -5,7 +5,9 @@ turns an Event into one of
 - a `Candidate`: a line to queue (a super chat, question or comment to answer; a super chat
   without words, thanked),
 - a `Thank`: a gift or follow to batch into one thanks line, or a guard to thank on its own,
-- a `Dropped` with its `Drop` reason (and for moderation, the verdict).
+- a `Dropped` with its `Drop` reason (and for moderation, the verdict),
+- a `Withdraw`: the platform deleted super chats (Bilibili SUPER_CHAT_MESSAGE_DELETE arrives as a
+  SYSTEM event with extra {"type": "sc_delete", "ids": [...]}); they must not be answered.
 What it remembers between events lives in the small helpers passed in (message ids already seen,
 per-user rate buckets, names safe to read out); `has_room` asks the queue, before the costlier
 moderation check, whether a line of that priority could get in at all.
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from broadcaster.brain.moderation import Moderator
-from broadcaster.brain.textnorm import clean, normalize, question_key
+from broadcaster.brain.textnorm import clean, display, normalize, question_key
 from broadcaster.director.config import TriageConfig
 from broadcaster.lines import Line, LineKind, LineSource
 from common.bounded import BoundedDict
@@ -59,6 +61,7 @@ class Drop(StrEnum):
     FOLLOW_BATCHED = "follow_batched"
     STALE = "stale"  # its deadline passed while it waited
     OPERATOR_OVERFLOW = "operator_overflow"
+    WITHDRAWN = "withdrawn"  # a super chat the platform deleted
     ERROR = "error"  # triage failed on it
 
 
@@ -99,6 +102,13 @@ class Thank:
 
 
 @dataclass(frozen=True, slots=True)
+class Withdraw:
+    """Super chats the platform deleted (their `sc_id`s): not to be answered."""
+
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Dropped:
     reason: Drop
     verdict: str = ""  # what moderation found, for Drop.MODERATION
@@ -108,6 +118,7 @@ class Dropped:
 _DUPLICATE_ID, _IGNORED_KIND, _TOO_SHORT, _NOISE, _CHIT_CHAT, _QUEUE_FULL, _RATE_LIMIT, _SMALL_GIFT = (
     Dropped(r) for r in (Drop.DUPLICATE_ID, Drop.IGNORED_KIND, Drop.TOO_SHORT, Drop.NOISE, Drop.CHIT_CHAT,
                          Drop.QUEUE_FULL, Drop.RATE_LIMIT, Drop.SMALL_GIFT))
+_WITHDRAWN = Dropped(Drop.WITHDRAWN)
 
 
 @dataclass(slots=True)
@@ -142,7 +153,9 @@ class RateLimiter:
 
 
 class SafeNames:
-    """A viewer's name as it may be read out: normalized, at most 16 characters, ANON if moderation objects."""
+    """A viewer's name as it may be read out or shown (thanks lines, the "answering" banner): as the viewer
+    wrote it (emoji and control characters removed, case kept), at most 16 characters, ANON if moderation
+    objects to it — so a gift from "加微信tea888" is thanked as 这位朋友's."""
 
     def __init__(self, moderator: Moderator, maxlen: int = SAFE_NAMES) -> None:
         self.moderator = moderator
@@ -152,8 +165,8 @@ class SafeNames:
         raw = event.user.name if event.user is not None else ""
         safe = self.known.get(raw)
         if safe is None:
-            name = normalize(raw)[:16]
-            safe = self.known[raw] = name if name and self.moderator.check(name).ok else ANON
+            name = display(raw)[:16]
+            safe = self.known[raw] = name if name and self.moderator.check(raw).ok and self.moderator.check(name).ok else ANON
         return safe
 
 
@@ -163,9 +176,15 @@ def event_deadline(event: Event, now: float, seconds: float) -> float:
     return (t if now - 3600.0 <= t <= now else now) + seconds
 
 
+def sc_id(event: Event) -> str:
+    """The platform's id of a super chat ("" for anything else)."""
+    return str(event.extra.get("sc_id") or "") if event.kind == EventKind.SUPER_CHAT else ""
+
+
 def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, seen: BoundedDict[str, None],
            rates: RateLimiter, names: SafeNames,
-           has_room: Callable[[float, str, float], bool]) -> Candidate | Thank | Dropped:
+           has_room: Callable[[float, str, float], bool],
+           withdrawn: BoundedDict[str, None] | None = None) -> Candidate | Thank | Dropped | Withdraw:
     """What one event asks of the room (see the module doc). Raises only on malformed `extra` values."""
     if event.msg_id and seen.seen(event.msg_id):
         return _DUPLICATE_ID
@@ -183,7 +202,11 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
         return Thank(LineKind.GUARD, names(event), guard_level=level,
                      deadline=event_deadline(event, now, cfg.deadlines.guard))
     if kind not in _CHAT:
+        if kind == EventKind.SYSTEM and event.extra.get("type") == "sc_delete":
+            return Withdraw(tuple(str(i) for i in event.extra.get("ids") or ()))
         return _IGNORED_KIND  # likes, enters, system notices: nothing to say
+    if withdrawn is not None and kind == EventKind.SUPER_CHAT and sc_id(event) in withdrawn:
+        return _WITHDRAWN  # deleted before it reached us
     text = normalize(event.text)[: cfg.max_chars]
     key = question_key(text)
     is_sc = kind == EventKind.SUPER_CHAT
