@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 import aiohttp.abc
 
-from danmaku.source import SessionError
+from danmaku.source import SessionError, describe_error
 
 MAX_HTTP_BODY = 4 * 1024 * 1024
 
@@ -34,25 +34,6 @@ def client_session(timeout_s: float, user_agent: str | None = None,
         headers=headers,
         cookie_jar=cookie_jar if cookie_jar is not None else aiohttp.DummyCookieJar(),
     )
-
-
-def describe_error(exc: BaseException) -> str:
-    """One readable line for a network error (aiohttp's own str() of a failed connect shows the `ssl=`
-    argument, e.g. an SSLContext object's repr, even for ws:// URLs)."""
-    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
-        return f"TLS certificate not accepted by {exc.host}:{exc.port}: {exc.certificate_error}"
-    if isinstance(exc, aiohttp.ClientConnectorSSLError):
-        return f"TLS (SSL) handshake with {exc.host}:{exc.port} failed: {exc.os_error}"
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        os_err = exc.os_error
-        why = os_err.strerror or str(os_err) or type(os_err).__name__
-        return f"cannot connect to {exc.host}:{exc.port}: {why}"
-    if isinstance(exc, aiohttp.WSServerHandshakeError):
-        return f"websocket upgrade refused: HTTP {exc.status}"
-    if isinstance(exc, aiohttp.ClientResponseError):
-        return f"HTTP {exc.status}: {exc.message}"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 async def read_limited(resp: aiohttp.ClientResponse, limit: int = MAX_HTTP_BODY) -> bytes:

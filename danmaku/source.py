@@ -41,6 +41,25 @@ class NeedsThread(Exception):
     """A frame inflates past INLINE_INFLATE_BYTES: decode it off the event loop instead."""
 
 
+def describe_error(exc: BaseException) -> str:
+    """One readable line for a network error (aiohttp's own str() of a failed connect shows the `ssl=`
+    argument, e.g. an SSLContext object's repr, even for ws:// URLs)."""
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        return f"TLS certificate not accepted by {exc.host}:{exc.port}: {exc.certificate_error}"
+    if isinstance(exc, aiohttp.ClientConnectorSSLError):
+        return f"TLS (SSL) handshake with {exc.host}:{exc.port} failed: {exc.os_error}"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        os_err = exc.os_error
+        why = os_err.strerror or str(os_err) or type(os_err).__name__
+        return f"cannot connect to {exc.host}:{exc.port}: {why}"
+    if isinstance(exc, aiohttp.WSServerHandshakeError):
+        return f"websocket upgrade refused: HTTP {exc.status}"
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return f"HTTP {exc.status}: {exc.message}"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 class SessionError(Exception):
     """A session ended for a reason worth a warning (auth rejected, server closed, …): reconnect."""
 
@@ -361,8 +380,6 @@ class Source(ABC):
                 if isinstance(exc, SessionError):
                     return str(exc) or type(exc).__name__
                 if isinstance(exc, (OSError, asyncio.TimeoutError, aiohttp.ClientError)):
-                    from danmaku.net import describe_error
-
                     return describe_error(exc)
                 # Anything else is still not allowed to kill the source, but it is a bug: log with traceback.
                 log.error("%s/%s: session failed", self.room, self.name, exc_info=exc)
