@@ -1,6 +1,6 @@
 """Bench: avatar render cost in ms/frame on one thread, per kind and canvas, with all overlays on.
 
-Prints, for builtin / portrait / sprite avatars at 1280x720, 854x480 and 720x1280, the median and
+Prints, for builtin / portrait / portrait close-up / sprite avatars at 1280x720, 854x480 and 720x1280, the median and
 p95 render time (CPU time of the rendering thread, and wall time) of a talking sequence (mouth track from a synthetic voice-like signal, a subtitle
 that changes every 3 s, the banner, the AI label and a logo), next to two baselines measured in the
 same run: a plain np.copyto of one frame and the BGR->I420 conversion the encoder does per frame.
@@ -82,6 +82,11 @@ def main() -> None:
         photo, _ = draw_face_photo(1280, 720)
         photo_name = "drawn face 1280x720"
     cv2.imwrite(str(tmp / "anchor.png"), photo)
+    # The portrait's worst case: a close-up whose face fills the canvas height (fit: cover), so the
+    # mouth patches and the moving head region are as large as they get.
+    ph, pw = photo.shape[:2]
+    close = photo[int(ph * 0.08) : int(ph * 0.43), int(pw * 0.25) : int(pw * 0.63)]
+    cv2.imwrite(str(tmp / "closeup.png"), cv2.resize(close, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC))
     # Load-time work of the portrait, apart from rendering: landmark detection, then (with the
     # landmarks cached) the mesh warps of every mouth and blink level.
     cache = tmp / "cache"
@@ -89,6 +94,8 @@ def main() -> None:
     find_landmarks(tmp / "anchor.png", photo, cache_dir=cache)
     detect_s = time.perf_counter() - t0
     print(f"portrait photo: {photo_name}; landmark detection {detect_s:.2f} s (once per photo, then cached)")
+    find_landmarks(tmp / "closeup.png", cv2.imread(str(tmp / "closeup.png")), cache_dir=cache)
+
     write_sprite_set(tmp / "sprite", size=(600, 750))
     logo = np.zeros((120, 360, 4), np.uint8)
     cv2.putText(logo, "LOGO", (10, 100), cv2.FONT_HERSHEY_SIMPLEX, 3.5, (255, 255, 255, 255), 8, cv2.LINE_AA)
@@ -120,9 +127,17 @@ def main() -> None:
             lambda i, frame=frame, yuv=yuv: cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420, dst=yuv), args.frames
         )
         print(f"\n{w}x{h}: baseline np.copyto {copy_ms:.3f} ms, BGR->I420 {i420_ms:.3f} ms")
-        for kind in ("builtin", "portrait", "sprite"):
-            path = {"builtin": None, "portrait": tmp / "anchor.png", "sprite": tmp / "sprite"}[kind]
-            cfg = AvatarConfig(kind=kind, path=path, overlays={"logo": {"path": tmp / "logo.png"}})
+        for name in ("builtin", "portrait", "closeup", "sprite"):
+            kind = "portrait" if name == "closeup" else name
+            path = {"builtin": None, "portrait": tmp / "anchor.png", "closeup": tmp / "closeup.png"}.get(
+                name, tmp / "sprite"
+            )
+            cfg = AvatarConfig(
+                kind=kind,
+                path=path,
+                overlays={"logo": {"path": tmp / "logo.png"}},
+                layout={"fit": "cover" if name == "closeup" else "contain"},
+            )
             t0 = time.perf_counter()
             av = build_avatar(cfg, w, h, FPS, cache_dir=cache)
             load_s = time.perf_counter() - t0  # portrait: landmarks from the cache, so this is the warps
@@ -130,7 +145,7 @@ def main() -> None:
             med, p95, wall = timed(lambda i, av=av, out=out: av.render(states(i), out=out), args.frames)
             verdict = "ok" if (w, h) != (1280, 720) or med <= 6.0 else "OVER BUDGET"
             print(
-                f"  {kind:8s} {med:6.2f} / {p95:6.2f} ms cpu ({wall:5.2f} wall) = {med / copy_ms:5.1f}x copyto, "
+                f"  {name:8s} {med:6.2f} / {p95:6.2f} ms cpu ({wall:5.2f} wall) = {med / copy_ms:5.1f}x copyto, "
                 f"{med / i420_ms:4.1f}x I420   (load {load_s:.2f} s) {verdict}"
             )
 
