@@ -38,7 +38,7 @@ __all__ = ["GLOBAL_WORDS", "OK", "Moderator", "Verdict", "build_moderator", "loa
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i", "v": "u"})
 # A letter masked by a symbol ("f*ck", "sh#t") or "+"/"➕" for 加 ("+v", "➕微信").
-_MASK = "[*#_.\\-]"
+_MASK = "[*#_.x\\-]"
 _PLUS = str.maketrans({"+": "加", "➕": "加", "＋": "加"})
 _SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?![a-z])(?:[^a-z0-9]{1,3}[a-z](?![a-z]))+")
 _BREAK = "|"
@@ -50,7 +50,9 @@ COMMON_WORD_FREQ = 100
 _CONTACT = re.compile(
     r"(?<!\d)1[3-9]\d{9}(?!\d)"  # a mainland mobile number
     r"|https?://|www\.|[a-z0-9-]+\.(?:com|cn|net|top|xyz|vip|shop|cc)(?![a-z0-9])"  # a web address
-    r"|(?:qq|q|v|vx|wx|扣扣|企鹅|微信|薇信|威信|群)\s*(?:号|群|号码)?\s*[:：]?\s*\d{5,}",  # a contact id
+    r"|(?:qq|q|v|vx|wx|扣扣|扣|企鹅|微信|薇信|威信|群)\s*(?:号|群|号码)?\s*[:：]?\s*\d{5,}"  # a contact id
+    r"|(?<![a-z])(?:v|vx|wx|qq|微信|薇信)\s*(?:号)?\s*[:：]\s*[a-z0-9_-]{4,}"  # "v:tea888"
+    r"|[加私](?:我|个|一下|下)?(?:v|vx|wx|q|qq|扣扣)(?![a-z])",  # "加个v", "私我v"
 )
 
 

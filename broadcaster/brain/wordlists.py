@@ -18,7 +18,8 @@ from __future__ import annotations
 
 INSULTS: tuple[str, ...] = (
     "傻逼", "傻屌", "傻叉", "傻x", "傻b", "二逼", "煞笔", "操你妈", "操你大爷", "草泥马", "艹你妈", "日你妈", "你妈的", "你妈死了",
-    "他妈的", "特么的", "去你妈的", "滚你妈的", "我屌你妈的", "马勒戈壁", "狗日的", "去死吧", "死全家", "脑残", "智障", "婊子",
+    "他妈的", "特么的", "去你妈的", "滚你妈的", "我屌你妈的", "马勒戈壁", "狗日的", "去死吧", "去死", "死全家", "死妈",
+    "狗东西", "脑残", "智障", "婊子",
     "贱人", "杂种", "畜生", "憨批", "fuck", "shit", "bitch", "asshole",
 )
 ADS_AND_FRAUD: tuple[str, ...] = (
@@ -27,7 +28,7 @@ ADS_AND_FRAUD: tuple[str, ...] = (
     "刷单", "刷单返利", "代开发票", "办证", "套现", "裸贷", "网贷秒批",
 )
 GAMBLING_DRUGS_SEX: tuple[str, ...] = (
-    "赌博", "博彩", "网赌", "赌球", "六合彩", "毒品", "冰毒", "海洛因", "摇头丸", "k粉", "大麻",
+    "赌博", "博彩", "网赌", "赌球", "赌钱", "黄色网站", "六合彩", "毒品", "冰毒", "海洛因", "摇头丸", "k粉", "大麻",
     "约炮", "裸聊", "色情", "嫖娼", "代孕",
 )
 GLOBAL_WORDS: tuple[str, ...] = INSULTS + ADS_AND_FRAUD + GAMBLING_DRUGS_SEX
@@ -52,7 +53,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
 # initials of every listed word of three syllables or more are added automatically (cnm, tmd, pdd…).
 ABBREVIATIONS: dict[str, str] = {
     "sb": "傻逼", "nmsl": "你妈死了", "wdnmd": "我屌你妈的", "mlgb": "马勒戈壁", "nmb": "你妈逼", "rnm": "日你妈",
-    "cnm": "操你妈", "tmd": "他妈的", "gnmd": "滚你妈的", "qnmd": "去你妈的", "sqj": "死全家", "2b": "二逼",
+    "cnm": "操你妈", "cnmb": "操你妈", "tmd": "他妈的", "gnmd": "滚你妈的", "qnmd": "去你妈的", "sqj": "死全家", "2b": "二逼",
     "vx": "微信", "wx": "微信",
 }
 
