@@ -84,7 +84,7 @@ _IDIOMS = re.compile(
 
 # Talk about instructions or the prompt itself, and passage ids: never said on stream.
 _LEAK_PHRASES = re.compile(
-    r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|设定(?:里|中|上|是)|我的规则|这些规则|规则是|第.条规则|人设|"
+    r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|我的提示|设定(?:里|中|上|是)|我的规则|这些规则|规则是|第.条规则|人设|"
     r"被要求|开发者(?:消息|指令)?|ignore (?:all |the )?previous|忽略(?:之前|以上|上面)的|以下是(?:资料|参考)|"
     r"(?:根据|参考|按照|下面的|上面的)资料|资料(?:里|中|上|显示|说)|"
     r"[\w\-/]+\.(?:ya?ml|md|markdown|txt|json)\b|\[[^\]\n]{0,40}#\d+\]|#\d+\]|\bp\d+\]",
