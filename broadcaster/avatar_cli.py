@@ -65,7 +65,6 @@ def cmd_preview(args: argparse.Namespace) -> int:
             room.video.width,
             room.video.height,
             room.video.fps,
-            base_dir=Path(args.config).resolve().parent,
             # The room's own landmark cache (when its state dir exists here): the preview shows what
             # the room will use, and the room then skips detection.
             cache_dir=config.daemon.state_dir if config.daemon.state_dir.is_dir() else None,

@@ -78,9 +78,9 @@ class Room:
                 from renderer.factory import build_avatar
 
                 # The state dir keeps the portrait's detected landmarks (keyed by the photo's hash) across runs.
-                cache_dir = self.state_dir / "cache" if self.state_dir is not None else None
                 self._avatar = await asyncio.to_thread(
-                    build_avatar, cfg.avatar, cfg.video.width, cfg.video.height, cfg.video.fps, cache_dir=cache_dir
+                    build_avatar, cfg.avatar, cfg.video.width, cfg.video.height, cfg.video.fps,
+                    cache_dir=self.state_dir,
                 )
             # Warm: the first frame pays for lazy loads (fonts, portrait mesh), and a broken avatar fails here.
             await asyncio.to_thread(self._avatar.render, FrameState(n=0, fps=cfg.video.fps))

@@ -44,7 +44,7 @@ def to_bgra(img: np.ndarray) -> np.ndarray:
 class Background:
     """frame(n) -> a BGR canvas-sized array to copy from; never modified by callers."""
 
-    def __init__(self, cfg: BackgroundConfig, width: int, height: int, fps: int, base_dir: Path | None):
+    def __init__(self, cfg: BackgroundConfig, width: int, height: int, fps: int):
         self.width, self.height, self.fps = width, height, fps
         self._still: np.ndarray | None = None
         self._frames: list[np.ndarray] = []
@@ -55,10 +55,8 @@ class Background:
             self._still = np.empty((height, width, 3), np.uint8)
             self._still[:] = (b, g, r)
             return
-        from renderer.config import resolve_path
-
         assert cfg.path is not None
-        path = resolve_path(cfg.path, base_dir)
+        path = cfg.path.expanduser()
         if cfg.kind == "image":
             img = to_bgr(read_image(path, "avatar.background.path", cv2.IMREAD_COLOR))
             self._still = np.ascontiguousarray(fit_image(img, width, height, cfg.fit))

@@ -1,8 +1,7 @@
 """Config of a room's avatar and overlays: avatar kind and files, idle motion, lip-sync lead, background, overlays, layout.
 
-Relative paths are resolved against the config file's folder when the loader passes
-`context={"base_dir": ...}` to validation, else against `build_avatar(base_dir=...)` at build time;
-either way a missing file is an error naming the key and the resolved path.
+Relative paths are resolved against the config file's folder (the loader passes
+`context={"base_dir": ...}` to validation); a missing file is an error naming the key and the resolved path.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import numpy as np
 
 from renderer.background import Background
 from renderer.base import FrameState
-from renderer.config import AvatarConfig, resolve_path
+from renderer.config import AvatarConfig
 from renderer.errors import AvatarError
 from renderer.idle import IdleMotion, Pose
 from renderer.overlays import Overlays
@@ -128,12 +128,11 @@ def build_avatar(
     height: int,
     fps: int,
     *,
-    base_dir: Path | None = None,
     cache_dir: Path | None = None,
 ) -> CompositeAvatar:
     """Load and precompute everything for a room's avatar; raises AvatarError naming key and file on bad input.
 
-    `base_dir` resolves relative paths (when the config loader has not already); `cache_dir` (the
+    Paths in `cfg` are already resolved against the config file by the loader. `cache_dir` (the
     daemon's state dir) keeps detected face landmarks per photo hash, so a restart skips detection.
     """
     if width < 64 or height < 64 or width % 2 or height % 2:
@@ -155,22 +154,22 @@ def build_avatar(
         from renderer.sprite import load_sprite_rig
 
         assert cfg.path is not None
-        rig = load_sprite_rig(resolve_path(cfg.path, base_dir), box)
+        rig = load_sprite_rig(cfg.path.expanduser(), box)
         figure = RigFigure(rig, box, height, cfg.idle.sway_px, cfg.idle.breath)
     else:
         from renderer.portrait import PortraitFigure
 
         assert cfg.path is not None
         figure = PortraitFigure(
-            resolve_path(cfg.path, base_dir),
+            cfg.path.expanduser(),
             cfg.face_box,
             box,
             width,
             height,
             cfg,
-            landmarks_file=resolve_path(cfg.landmarks, base_dir) if cfg.landmarks is not None else None,
+            landmarks_file=cfg.landmarks.expanduser() if cfg.landmarks is not None else None,
             cache_dir=cache_dir,
         )
-    background = Background(cfg.background, width, height, fps, base_dir)
-    overlays = Overlays(cfg.overlays, width, height, base_dir)
+    background = Background(cfg.background, width, height, fps)
+    overlays = Overlays(cfg.overlays, width, height)
     return CompositeAvatar(cfg, width, height, fps, figure, background, overlays)

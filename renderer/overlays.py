@@ -10,7 +10,7 @@ import numpy as np
 
 from renderer.background import read_image, to_bgra
 from renderer.base import FrameState
-from renderer.config import OverlaysConfig, resolve_path
+from renderer.config import OverlaysConfig
 from renderer.errors import AvatarError
 from renderer.layers import Layer, blend_layer
 from renderer.text import TextRenderer, TextStyle, find_cjk_font, font_renders_cjk
@@ -18,10 +18,10 @@ from renderer.text import TextRenderer, TextStyle, find_cjk_font, font_renders_c
 log = logging.getLogger(__name__)
 
 
-def pick_font(configured: Path | None, base_dir: Path | None) -> Path | None:
+def pick_font(configured: Path | None) -> Path | None:
     """The subtitle font: the configured one (must exist) or one fontconfig finds that renders Chinese."""
     if configured is not None:
-        path = resolve_path(configured, base_dir)
+        path = configured.expanduser()
         if not path.is_file():
             raise AvatarError(f"avatar.overlays.subtitle.font: file {str(path)!r} does not exist")
         if not font_renders_cjk(path):
@@ -40,10 +40,10 @@ def pick_font(configured: Path | None, base_dir: Path | None) -> Path | None:
 
 
 class Overlays:
-    def __init__(self, cfg: OverlaysConfig, width: int, height: int, base_dir: Path | None):
+    def __init__(self, cfg: OverlaysConfig, width: int, height: int):
         self.cfg = cfg
         self.width, self.height = width, height
-        self.font = pick_font(cfg.subtitle.font, base_dir)
+        self.font = pick_font(cfg.subtitle.font)
         self.text = TextRenderer(self.font)
         sub, ban, lab = cfg.subtitle, cfg.banner, cfg.label
         self.sub_style = TextStyle(
@@ -62,7 +62,7 @@ class Overlays:
                 top_row = max(top_row, self.label.y + self.label.h)
         self.logo: Layer | None = None
         if cfg.logo is not None:
-            path = resolve_path(cfg.logo.path, base_dir)
+            path = cfg.logo.path.expanduser()
             img = to_bgra(read_image(path, "avatar.overlays.logo.path"))
             lh = max(8, int(cfg.logo.height * height))
             lw = max(1, round(img.shape[1] * lh / img.shape[0]))

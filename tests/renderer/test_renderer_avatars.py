@@ -192,10 +192,10 @@ def test_layout_box_and_logo_corner(tmp_path: Path) -> None:
         layout={"avatar_box": [0.0, 0.0, 0.5, 1.0]},
         overlays={
             "label": {"enabled": False},
-            "logo": {"path": "logo.png", "position": "bottom-right", "height": 0.1},
+            "logo": {"path": str(tmp_path / "logo.png"), "position": "bottom-right", "height": 0.1},
         },
     )
-    av = build_avatar(cfg, 854, 480, FPS, base_dir=tmp_path)
+    av = build_avatar(cfg, 854, 480, FPS)
     frame = av.render(FrameState(n=10, fps=FPS))
     bg = np.array([0x3A, 0x26, 0x20], np.uint8)  # the default background colour, BGR
     right = frame[:, 440:]

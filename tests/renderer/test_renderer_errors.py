@@ -50,21 +50,19 @@ def test_face_box_outside_photo(tmp_path: Path) -> None:
 
 
 def test_missing_and_unreadable_files(tmp_path: Path) -> None:
-    with pytest.raises(AvatarError, match=r"avatar\.path: file .*nope\.png.* does not exist"):
-        build_avatar(AvatarConfig(kind="portrait", path=Path("nope.png")), 854, 480, FPS, base_dir=tmp_path)
+    # Paths reach the renderer resolved; a missing file is refused when the config is read, naming it.
+    with pytest.raises(ValidationError, match=r"file .*nope\.png.* does not exist"):
+        AvatarConfig(kind="portrait", path=tmp_path / "nope.png")
+    with pytest.raises(ValidationError, match=r"file .*bg\.png.* does not exist"):
+        AvatarConfig(background={"kind": "image", "path": str(tmp_path / "bg.png")})
+    with pytest.raises(ValidationError, match=r"file .*logo\.png.* does not exist"):
+        AvatarConfig(overlays={"logo": {"path": str(tmp_path / "logo.png")}})
+    with pytest.raises(ValidationError, match=r"file .*font\.ttf.* does not exist"):
+        AvatarConfig(overlays={"subtitle": {"font": str(tmp_path / "font.ttf")}})
+    # A file that exists but is no image fails when the avatar is built, naming the key.
     (tmp_path / "text.png").write_text("not an image")
-    with pytest.raises(AvatarError, match="not an image"):
-        build_avatar(AvatarConfig(kind="portrait", path=Path("text.png")), 854, 480, FPS, base_dir=tmp_path)
-    with pytest.raises(AvatarError, match=r"avatar\.background\.path: file .*bg\.png"):
-        build_avatar(
-            AvatarConfig(background={"kind": "image", "path": "bg.png"}), 854, 480, FPS, base_dir=tmp_path
-        )
-    with pytest.raises(AvatarError, match=r"avatar\.overlays\.logo\.path: file .*logo\.png"):
-        build_avatar(AvatarConfig(overlays={"logo": {"path": "logo.png"}}), 854, 480, FPS, base_dir=tmp_path)
-    with pytest.raises(AvatarError, match=r"avatar\.overlays\.subtitle\.font: file .*font\.ttf"):
-        build_avatar(
-            AvatarConfig(overlays={"subtitle": {"font": "font.ttf"}}), 854, 480, FPS, base_dir=tmp_path
-        )
+    with pytest.raises(AvatarError, match=r"avatar\.path.*not an image"):
+        build_avatar(AvatarConfig(kind="portrait", path=tmp_path / "text.png"), 854, 480, FPS)
 
 
 def test_config_checks_files_when_the_loader_gives_the_folder(tmp_path: Path) -> None:
