@@ -99,7 +99,7 @@ class BackgroundConfig(Model):
 
 class SubtitleConfig(Model):
     enabled: bool = True
-    font: Path | None = None  # a TTF/OTF/TTC that covers Chinese; default: found through fontconfig
+    font: Path | None = None  # a TTF/OTF/TTC that covers Chinese; default: the packaged Noto Sans SC
     size: int = Field(0, ge=0, le=400)  # px; 0 = canvas height / 20 (width / 16 on tall canvases)
     position: Literal["bottom", "top", "middle"] = "bottom"
     margin: float = Field(0.05, ge=0, le=0.5)  # fraction of the canvas height from the edge

@@ -33,8 +33,8 @@ def pick_font(configured: Path | None) -> Path | None:
     found = find_cjk_font()
     if found is None:
         log.warning(
-            "no installed font can render Chinese (install fonts-wqy-microhei or fonts-noto-cjk, or set "
-            "avatar.overlays.subtitle.font): Chinese subtitles and labels will show boxes"
+            "no font can render Chinese (the pylopdf-fonts-zh-cn package is missing: reinstall virtual-anchor, "
+            "or set avatar.overlays.subtitle.font): Chinese subtitles and labels will show boxes"
         )
     return found
 
