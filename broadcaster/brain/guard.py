@@ -45,9 +45,13 @@ _CN_DIGIT_CHARS = "零〇一二两三四五六七八九"
 
 _ARABIC = re.compile(r"(?<![a-z0-9_.])[¥$]?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\s*([万千亿wk](?![a-z]))?")
 _CHINESE = re.compile(rf"[{_CN_NUM}]+(?:点[{_CN_DIGIT_CHARS}]+)?")
+# "半年", "半斤", "半个月", "一个半小时", "两年半": halves.
+_HALF = re.compile(rf"(?:([{_CN_NUM}]+|\d+)(?:个)?半|(?<![{_CN_NUM}\d])半)(?=个?(?:小时|钟头|月|年|斤|天|周|星期|罐|杯))"
+                   rf"|([{_CN_NUM}]+|\d+)(年|斤|天|周)半")
 # Money said the way people say it: 9块9, 3毛5, 两块五, 九块九毛.
 _MONEY = re.compile(
-    rf"(\d+|[{_CN_NUM}]+)(块|元)(\d|[{_CN_DIGIT_CHARS}])(?![\d零〇二两三四五六七八九十百千万亿])(?!一(?![个种款只件罐盒包瓶杯支台套双袋箱份]))(?:毛|角)?"
+    rf"(\d+|[{_CN_NUM}]+)(块|元)(?![一两][个种款只件罐盒包瓶杯支台套双袋箱份斤])(\d|[{_CN_DIGIT_CHARS}])"
+    rf"(?![\d零〇二两三四五六七八九十百千万亿])(?!一(?![个种款只件罐盒包瓶杯支台套双袋箱份]))(?:毛|角)?"
 )
 _MAO = re.compile(rf"(\d|[{_CN_DIGIT_CHARS}])(毛|角)(\d|[{_CN_DIGIT_CHARS}])?(?![\d{_CN_NUM}])")
 _PERCENT = re.compile(rf"百分之([\d.]+|[{_CN_NUM}点]+)")
@@ -57,22 +61,23 @@ _DISCOUNT = re.compile(rf"(?<![{_CN_NUM}\d])([{_CN_DIGIT_CHARS}])([{_CN_DIGIT_CH
 _UNITS: list[tuple[str, str, float]] = [
     ("块钱", "元", 1), ("人民币", "元", 1), ("元", "元", 1), ("块", "元", 1), ("rmb", "元", 1), ("毛", "元", 0.1), ("角", "元", 0.1),
     ("折", "折", 1), ("%", "%", 1), ("％", "%", 1), ("percent", "%", 1),
-    ("个小时", "小时", 1), ("小时", "小时", 1), ("钟头", "小时", 1), ("分钟", "分钟", 1), ("秒钟", "秒", 1), ("秒", "秒", 1),
-    ("个工作日", "天", 1), ("工作日", "天", 1), ("天", "天", 1), ("个星期", "周", 1), ("星期", "周", 1), ("周", "周", 1),
-    ("个月", "月", 1), ("月", "月", 1), ("年", "年", 1), ("岁", "岁", 1),
+    # Durations in minutes, days and months, so 2小时 = 120分钟, 一年半 = 18个月, 两周 = 14天.
+    ("个小时", "分钟", 60), ("小时", "分钟", 60), ("钟头", "分钟", 60), ("分钟", "分钟", 1), ("秒钟", "秒", 1), ("秒", "秒", 1),
+    ("个工作日", "天", 1), ("工作日", "天", 1), ("天", "天", 1), ("个星期", "天", 7), ("星期", "天", 7), ("周", "天", 7),
+    ("个月", "月", 1), ("月", "月", 1), ("年", "月", 12), ("岁", "岁", 1),
     ("毫克", "克", 0.001), ("千克", "克", 1000), ("公斤", "克", 1000), ("kg", "克", 1000), ("斤", "克", 500), ("克", "克", 1),
     ("g", "克", 1), ("毫升", "毫升", 1), ("ml", "毫升", 1), ("升", "毫升", 1000), ("l", "毫升", 1000),
     ("毫米", "毫米", 1), ("mm", "毫米", 1), ("厘米", "毫米", 10), ("cm", "毫米", 10), ("公里", "毫米", 1e6), ("米", "毫米", 1000),
     ("英寸", "寸", 1), ("寸", "寸", 1), ("瓦", "瓦", 1), ("w", "瓦", 1), ("度", "度", 1), ("℃", "度", 1), ("°c", "度", 1),
     ("倍", "倍", 1), ("点", "点钟", 1), ("人", "人", 1), ("位", "人", 1), ("名", "人", 1),
-    ("yuan", "元", 1), ("rmb", "元", 1), ("dollars", "美元", 1), ("hours", "小时", 1), ("days", "天", 1),
+    ("yuan", "元", 1), ("rmb", "元", 1), ("dollars", "美元", 1), ("hours", "分钟", 60), ("days", "天", 1),
 ]
 _UNIT_RE = re.compile(r"\s*(" + "|".join(re.escape(u) for u, _, _ in sorted(_UNITS, key=lambda x: -len(x[0]))) + r")(?![a-z])")
 _UNIT_OF = {u: (c, f) for u, c, f in _UNITS}
 # Classifiers: a number before one is a count ("5种颜色"); 个 matches any of them.
 _CLASSIFIERS = "个种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色口泡道期批单样类次遍回"
 _CLASSIFIER_RE = re.compile(rf"\s*([{_CLASSIFIERS}])")
-_MEASURES = {"元", "折", "%", "小时", "分钟", "秒", "天", "周", "月", "年", "岁", "克", "毫升", "毫米", "寸", "瓦", "度",
+_MEASURES = {"元", "折", "%", "分钟", "秒", "天", "月", "岁", "克", "毫升", "毫米", "寸", "瓦", "度",
              "倍", "点钟", "人", "美元"}
 _CURRENCY_BEFORE = re.compile(r"[¥$]\s*$|(?:售价|价格|原价|现价|到手价|只要|仅需|仅售|优惠|减|便宜|降价|立减)\s*$")
 _ORDINAL_BEFORE = re.compile(r"(?:第|星期|周|礼拜|no\.?|型号|编号)\s*$")
@@ -174,6 +179,18 @@ def figures(text: str) -> list[Figure]:
     for m in _DISCOUNT.finditer(t):
         if claim(m.start(), m.end()):
             out.append(Figure(_CN_DIGITS[m.group(1)] + _CN_DIGITS[m.group(2)] / 10, m.group(0), True, "折"))
+    for m in _HALF.finditer(t):
+        whole = m.group(1) or m.group(2)
+        base = _num(whole) if whole else 0.0
+        if base is not None and claim(m.start(), m.end() - (len(m.group(3)) + 1 if m.group(3) else 0)):
+            end = m.end() - (len(m.group(3)) + 1 if m.group(3) else 0)
+            # "两年半": the unit sits between the number and 半
+            f = _figure(t[:end] + (m.group(3) or "") + t[m.end():] if m.group(3) else t, m.start(), end, base + 0.5,
+                        True, m.group(0))
+            if m.group(3):
+                for i in range(m.start(), m.end()):
+                    taken[i] = True
+            out.append(f)
     for m in _MONEY.finditer(t):
         a, b = _num(m.group(1)), _num(m.group(3))
         if a is not None and b is not None and claim(m.start(), m.end()):

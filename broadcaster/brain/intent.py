@@ -46,6 +46,7 @@ _SLOT_EVIDENCE = {s: re.compile(e) for s, (_, e) in SLOTS.items()}
 _QUESTION_WORDS = re.compile(
     "|".join(q for q, _ in SLOTS.values())
     + r"|多长时间|多久|多长|时间|几天|几个|比较|好喝|好用|一点|怎样|如何|弄|办|搞|咋|啥|哪|吗|呢|呀|啊|吧|的|了|要|能|可以|"
+    r"谁出|谁付|谁承担|谁来出|要钱|收费|收不收|算谁的|"
     r"怎么|什么|多少|有|是|这|那|个|款|请问|主播|一下|[一二两三四五六七八九十\d]"
 )
 # Words added to a question for retrieval, so "什么时候发" finds the passage that says 发货.

@@ -44,6 +44,8 @@ _SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?![a-z])(?:[^a-z0-9]{1,3}[a-z](?!
 _BREAK = "|"
 _HAS_LATIN = re.compile(r"[a-z]")
 _TOKENS = re.compile(r"[a-z0-9]+")
+# Characters so common after a word that a homophone ending in one is speech, not an evasion.
+_FUNCTION_CHARS = frozenset("好的了是吗呢在有不很也都就和呀啊吧哦")
 _DENSE_CHAR = re.compile(r"[a-z\u3400-\u9fff\uf900-\ufaff]")
 # A homophone or a crossing match that is a word this common (jieba dictionary frequency) is a real word.
 COMMON_WORD_FREQ = 100
@@ -52,7 +54,8 @@ _CONTACT = re.compile(
     r"|https?://|www\.|[a-z0-9-]+\.(?:com|cn|net|top|xyz|vip|shop|cc)(?![a-z0-9])"  # a web address
     r"|(?:qq|q|v|vx|wx|扣扣|扣|企鹅|微信|薇信|威信|群)\s*(?:号|群|号码)?\s*[:：]?\s*\d{5,}"  # a contact id
     r"|(?<![a-z])(?:v|vx|wx|qq|微信|薇信)\s*(?:号)?\s*[:：]\s*[a-z0-9_-]{4,}"  # "v:tea888"
-    r"|[加私](?:我|个|一下|下)?(?:v|vx|wx|q|qq|扣扣)(?![a-z])",  # "加个v", "私我v"
+    r"|[加私](?:我|个|一下|下)?(?:v|vx|wx|q|qq|扣扣)(?![a-z])"  # "加个v", "私我v"
+    r"|主页.{0,3}(?:联系|加我|私我|v|微)",  # "主页有联系方式"
 )
 
 
@@ -323,8 +326,11 @@ class Moderator:
                 if src == key:
                     continue  # the text rule's business (it knows when a word only straddles two)
                 if seg.islower():
-                    # Every syllable came from a CJK character: a homophone, unless it is a common word.
-                    if self._common(src) or self._real_word_around(d, origin[start], origin[end - 1] + 1):
+                    # Every syllable came from a CJK character: a homophone, unless it is a common word,
+                    # straddles common words, or is the listed word's own start followed by an everyday
+                    # function character ("企鹅好可爱" is not 企鹅号).
+                    if (self._common(src) or self._real_word_around(d, origin[start], origin[end - 1] + 1)
+                            or self._function_tail(key, src)):
                         continue
                     kind = "pinyin"
                 else:
@@ -343,6 +349,12 @@ class Moderator:
         after = n[keep[end - 1] + 1] if keep[end - 1] + 1 < len(n) else ""
         return bool((d[start].isascii() and before.isascii() and before.isalpha())
                     or (d[end - 1].isascii() and after.isascii() and after.isalpha()))
+
+    @classmethod
+    def _function_tail(cls, key: str, src: str) -> bool:
+        diff = [i for i, (a, b) in enumerate(zip(key, src, strict=True)) if a != b]
+        return (len(diff) == 1 and diff[0] == len(key) - 1 and src[-1] in _FUNCTION_CHARS
+                and len(key) >= 3 and cls._common(key[:-1]))
 
     @staticmethod
     def _common(word: str) -> bool:

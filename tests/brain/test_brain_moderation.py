@@ -98,7 +98,8 @@ def test_issue14_evasions_are_caught_and_name_their_rule(room, text: str, rule: 
 @pytest.mark.parametrize(
     "text",
     ["颜色情况怎么样", "参加群众活动", "大麻烦了", "办证件要带什么", "我出生在茶乡", "主播很有威信", "微信支付可以吗",
-     "vivo手机能下单吗", "加vip会员有优惠吗", "V587", "SBS综艺", "QQ糖好吃", "订单号2026113012怎么查", "淘汰了旧茶杯"],
+     "vivo手机能下单吗", "加vip会员有优惠吗", "V587", "SBS综艺", "QQ糖好吃", "订单号2026113012怎么查", "淘汰了旧茶杯",
+     "企鹅好可爱"],  # a homophone of 企鹅号 that is 企鹅 + an everyday character
 )
 def test_issue14_real_words_that_look_like_listed_ones_pass(room, text: str) -> None:
     assert room.check(text).ok, room.check(text).describe()
