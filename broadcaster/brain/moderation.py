@@ -9,7 +9,8 @@ Every listed word (the room's, plus the built-in lists of broadcaster/brain/word
 - `alias`: a listed word with an app or contact nickname in place of its key (加微信 → 加薇信, 加vx,
   企鹅号, 拼夕夕 …; wordlists.ALIASES);
 - `pinyin`: the dense view in toneless pinyin, so homophones ("沙比", "尼玛死了"), latin spellings
-  ("sha bi", "jiaweixin") and fuzzy initials/finals (zh/z, ch/c, sh/s, -ng/-n) match at syllable
+  ("sha bi", "jiaweixin") and, for words of three syllables or more, blurred initials/finals (zh/z,
+  ch/c, sh/s, -ng/-n) match at syllable
   edges. A homophone that is itself a common word ("出生" for 畜生) is not an evasion;
 - `initial`: one latin letter standing for a syllable ("W信", "d品", "nao残");
 - `abbreviation`: pinyin initials as a whole latin token ("nmsl", "cnm", "wx", "pdd"; the initials
@@ -31,8 +32,8 @@ from pathlib import Path
 from pypinyin import lazy_pinyin
 from pypinyin.pinyin_dict import pinyin_dict
 
-from broadcaster.brain.textnorm import dense, is_cjk_char, normalize
-from broadcaster.brain.wordlists import ABBREVIATIONS, ALIASES, EVERYDAY_WORDS, GLOBAL_WORDS
+from broadcaster.brain.textnorm import dense, display, is_cjk_char, normalize
+from broadcaster.brain.wordlists import ABBREVIATIONS, ALIASES, CONTEXT_ALIASES, EVERYDAY_WORDS, GLOBAL_WORDS
 
 __all__ = ["GLOBAL_WORDS", "OK", "Moderator", "Verdict", "build_moderator", "load_words", "moderator_from_config"]
 
@@ -55,7 +56,8 @@ _CONTACT = re.compile(
     r"|(?:qq|q|v|vx|wx|扣扣|扣|企鹅|微信|薇信|威信|群)\s*(?:号|群|号码)?\s*[:：]?\s*\d{5,}"  # a contact id
     r"|(?<![a-z])(?:v|vx|wx|qq|微信|薇信)\s*(?:号)?\s*[:：]\s*[a-z0-9_-]{4,}"  # "v:tea888"
     r"|[加私](?:我|个|一下|下)?(?:v|vx|wx|q|qq|扣扣)(?![a-z])"  # "加个v", "私我v"
-    r"|主页.{0,3}(?:联系|加我|私我|v|微)",  # "主页有联系方式"
+    r"|主页.{0,3}(?:联系|加我|私我|v|微)"  # "主页有联系方式"
+    r"|(?:扣扣|企鹅|qq|vx|wx|微信|薇信|威信)(?:号码?)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少)",  # "扣扣联系"
 )
 
 
@@ -69,24 +71,22 @@ def char_pinyin(c: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFD", first) if not unicodedata.combining(ch))
 
 
-@functools.lru_cache(maxsize=8192)
-def fuzzy(syl: str) -> str:
-    """A syllable with the distinctions viewers blur removed: zh/ch/sh → z/c/s, -ng → -n."""
-    if syl[:2] in ("zh", "ch", "sh"):
-        syl = syl[0] + syl[2:]
-    if syl.endswith("ng") and len(syl) > 2:
-        syl = syl[:-1]
-    return syl
+def variants(syl: str) -> frozenset[str]:
+    """The syllables a blurred reading stands for: sha → {sha, sa}, xing → {xing, xin}, zhang → 4."""
+    heads = {syl[:2], syl[0]} if syl[:2] in ("zh", "ch", "sh") else {syl[0] + "h", syl[0]} if syl[0] in "zcs" and syl[1:2] != "h" else {""}
+    body = syl[2:] if syl[:2] in ("zh", "ch", "sh") else syl[1:] if syl[0] in "zcs" else syl
+    tails = {body, body[:-1]} if body.endswith("ng") else {body, body + "g"} if body.endswith("n") else {body}
+    return frozenset(h + t for h in heads for t in tails) if heads != {""} else frozenset(tails)
 
 
 @functools.cache
 def _chars_by_syllable() -> dict[str, tuple[int, ...]]:
-    """Every code point of the pinyin table grouped by its fuzzy toneless reading (built once, ~0.2 s)."""
+    """Every code point of the pinyin table grouped by its toneless reading (built once, ~0.2 s)."""
     groups: dict[str, list[int]] = {}
     for cp in pinyin_dict:
         syl = char_pinyin(chr(cp))
         if syl:
-            groups.setdefault(fuzzy(syl), []).append(cp)
+            groups.setdefault(syl, []).append(cp)
     return {k: tuple(v) for k, v in groups.items()}
 
 
@@ -182,8 +182,9 @@ class Moderator:
                                 forms.setdefault(variant, (word, "alias"))
                             elif variant:
                                 abbreviations.setdefault(variant, word)
+        listed_dense = {dense(w) for w in listed}
+        self._context = [(word, re.compile(rx)) for word, rx in CONTEXT_ALIASES.items() if aliases and word in listed_dense]
         if initials:
-            listed_dense = {dense(w) for w in listed}
             for abbr, meaning in ABBREVIATIONS.items():
                 if meaning in listed_dense or any(meaning in x for x in listed_dense):
                     abbreviations.setdefault(abbr, meaning)
@@ -198,23 +199,27 @@ class Moderator:
             if latin else None
         )
         self._latin_masked = {w: re.compile(_masked(w)) for w in latin}
-        # Per word: its regex and its distinct fuzzy syllables; per syllable: the words that have it. A
-        # text is only matched against words whose every syllable it sounds (or, with latin letters in
-        # it, any syllable): most comments try no word at all.
-        self._py_list = [(key, self._pinyin_pattern(key, initials), frozenset(fuzzy(x) for x in _syllables(key)),
-                          tuple((fuzzy(x), x.upper()) for x in _syllables(key)))
-                         for key in sorted(py_words, key=len, reverse=True)]
+        # Per word: its regex, per syllable the readings that may stand for it (blurred ones for words of
+        # three syllables or more) and (readings, typed spelling) pairs; per reading, the words that have
+        # it. A text is only matched against words it could spell (see _candidates): most try none.
+        self._py_list: list[tuple[str, re.Pattern[str], tuple[frozenset[str], ...],
+                                  tuple[tuple[frozenset[str], str], ...]]] = []
+        for key in sorted(py_words, key=len, reverse=True):
+            syls = _syllables(key)
+            classes = tuple(variants(x) if len(syls) >= 3 else frozenset({x}) for x in syls)
+            self._py_list.append((key, self._pinyin_pattern(key, initials), classes,
+                                  tuple(zip(classes, (x.upper() for x in syls), strict=True))))
         self._by_syllable: dict[str, list[int]] = {}
-        for i, (_, _, syls, _) in enumerate(self._py_list):
-            for syl in syls:
-                self._by_syllable.setdefault(syl, []).append(i)
+        for i, (_, _, classes, _) in enumerate(self._py_list):
+            for reading in set().union(*classes):
+                self._by_syllable.setdefault(reading, []).append(i)
         self._py_re = bool(self._py_list)
         self._allow = sorted({dense(a) for a in allow if dense(a)}, key=len, reverse=True)
         # Characters that sound like a syllable of some listed word: a text with fewer than two of
         # them (and no latin letters) cannot match by pinyin, so the per-character walk is skipped.
         by_syllable = _chars_by_syllable() if py_words else {}
         self._sound_alike: dict[int, None] = {
-            cp: None for syl in {fuzzy(s) for w in py_words for s in _syllables(w)} for cp in by_syllable.get(syl, ())
+            cp: None for syl in self._by_syllable for cp in by_syllable.get(syl, ())
         }
         if forms or py_words:
             _segmenter()  # load the dictionary now, not on the first comment
@@ -223,14 +228,17 @@ class Moderator:
 
     @staticmethod
     def _pinyin_pattern(d: str, initials: bool) -> re.Pattern[str]:
-        """A regex over the pinyin stream for one word: CJK syllables are lower case (fuzzy), typed latin upper.
+        """A regex over the pinyin stream for one word: CJK syllables are lower case, typed latin upper.
 
-        A syllable may be a CJK character's (fuzzy) reading, the viewer's own spelling of it, or, with
+        A syllable may be a CJK character's reading (blurred, for words of three syllables or more), the viewer's own spelling of it, or, with
         `initials`, one lone typed letter — but not every syllable of a word may be a lone letter
         (pure initials are the abbreviation rule's business, on whole tokens).
         """
         syls = _syllables(d)
-        full = [f"{re.escape(fuzzy(s))}|{re.escape(s.upper())}" for s in syls]
+        # Blurred initials/finals only for words of three syllables or more: for two, too many everyday
+        # pairs blur into a listed word ("是吗" ~ 死妈).
+        readings = [sorted(variants(s), key=len, reverse=True) if len(syls) >= 3 else [s] for s in syls]
+        full = ["|".join([*map(re.escape, r), re.escape(s.upper())]) for r, s in zip(readings, syls, strict=True)]
         if initials:
             lone = [f"(?<![A-Z]){re.escape(s[0].upper())}(?![A-Z])" for s in syls]
             body = "|".join(
@@ -288,8 +296,14 @@ class Moderator:
                             (self._latin[w] for w, rx in self._latin_masked.items() if rx.fullmatch(m.group(1))), "")
                         if word:
                             hit(word, "latin", m.group(1))
+        if self._context:
+            n = normalize(text)
+            for word, rx in self._context:
+                m = rx.search(n)
+                if m is not None:
+                    hit(word, "alias", m.group(0))
         if self.contacts:
-            m = _CONTACT.search(normalize(text).replace(" ", ""))
+            m = _CONTACT.search(display(text).lower().replace(" ", ""))  # digits as typed (not squeezed)
             if m is not None:
                 hit("联系方式", "contact", m.group(0))
         if not matched:
@@ -299,16 +313,16 @@ class Moderator:
     def _candidates(self, syllables: set[str], typed: str) -> list[int]:
         """Words the text may spell: every syllable sounded by a CJK character, spelled out in latin
         letters, or (initials) given as one letter; without latin letters, only all-CJK ones."""
-        seen: dict[int, int] = {}
+        seen: set[int] = set()
         for syl in syllables:
-            for i in self._by_syllable.get(syl, ()):
-                seen[i] = seen.get(i, 0) + 1
-        out = [i for i, n in seen.items() if n == len(self._py_list[i][2])]
+            seen.update(self._by_syllable.get(syl, ()))
+        out = [i for i in seen if all(not c.isdisjoint(syllables) for c in self._py_list[i][2])]
         if typed:
             full = set(out)
             for i, (_, _, _, pairs) in enumerate(self._py_list):
                 if i not in full and (i in seen or any(u in typed for _, u in pairs)) and all(
-                        f in syllables or u in typed or (self._initials and u[0] in typed) for f, u in pairs):
+                        not c.isdisjoint(syllables) or u in typed or (self._initials and u[0] in typed)
+                        for c, u in pairs):
                     out.append(i)
         return out
 
@@ -361,8 +375,9 @@ class Moderator:
         return word in EVERYDAY_WORDS or (_segmenter().dt.FREQ.get(word) or 0) >= COMMON_WORD_FREQ
 
     def _real_word_around(self, d: str, start: int, end: int) -> bool:
-        """True when the match only straddles common words ("颜色|情况" holds 色情; "参加|群众" holds 加群)."""
-        if not all(is_cjk_char(c) for c in d[start:end]):
+        """True when a two-character match only straddles common words ("颜色|情况" holds 色情; "参加|群众"
+        holds 加群). Longer listed words are not excused: "加徽|信号" still holds 加徽信."""
+        if end - start != 2 or not all(is_cjk_char(c) for c in d[start:end]):
             return False
         lo, hi = max(0, start - 4), min(len(d), end + 4)
         pos = lo
@@ -382,7 +397,7 @@ class Moderator:
 
     @staticmethod
     def _pinyin_stream(d: str) -> tuple[str, set[int], list[int], set[str], str]:
-        """The dense text as pinyin (CJK → fuzzy lower-case syllables, typed latin → upper case).
+        """The dense text as pinyin (CJK → lower-case toneless syllables, typed latin → upper case).
 
         Returns the stream, the offsets a syllable may start or end at (around a CJK character only
         its syllable's edges; inside typed latin any offset), per stream offset the index of the
@@ -397,7 +412,7 @@ class Moderator:
         for i, c in enumerate(d):
             if is_cjk_char(c):
                 syl = char_pinyin(c)
-                syl = fuzzy(syl) if syl else _BREAK
+                syl = syl or _BREAK
                 syllables.add(syl)
                 parts.append(syl)
                 origin.extend([i] * len(syl))

@@ -49,6 +49,13 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "你妈": ("尼玛", "nm", "你吗"),
 }
 
+# Abbreviations too ambiguous to block alone ("TB" is also a terabyte): blocked only in a shopping
+# context, and only when the word they stand for is listed. Regexes over the normalized text.
+CONTEXT_ALIASES: dict[str, str] = {
+    "淘宝": r"(?:去|在|上|到|逛)tb(?![a-z])|(?<![a-z])tb(?:上|搜|买|有|店|同款|更便宜|便宜)",
+    "拼多多": r"(?:去|在|上|到)pdd(?![a-z])|(?<![a-z])pdd(?:上|搜|买|有|店|同款|更便宜|便宜)",
+}
+
 # Pinyin abbreviations that are whole words on Chinese chat (matched as whole latin tokens only);
 # initials of every listed word of three syllables or more are added automatically (cnm, tmd, pdd…).
 ABBREVIATIONS: dict[str, str] = {

@@ -229,7 +229,7 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
         # Under a flood the queue is full of better lines: drop before the costlier checks.
         return _QUEUE_FULL
     if text:
-        verdict = moderator.check(text)
+        verdict = moderator.check(event.text)  # as typed: normalizing squeezes "18800001111" to "188000111"
         if not verdict.ok:
             return Dropped(Drop.MODERATION, verdict.describe())  # input is never repeated, whatever the action
     if not is_sc:

@@ -82,7 +82,8 @@ def room():
         ("pdd更便宜", "abbreviation"),  # initials of a room word of three syllables
         ("W信联系我", "initial"), ("t宝搜同款", "initial"), ("脑c", "initial"),
         ("企鹅号多少", "text"), ("加薇信领红包", "alias"), ("拼夕夕更便宜", "alias"), ("尼玛死了", "alias"),
-        ("撒币", "pinyin"),  # sh/s blurred
+        ("潮你妈", "pinyin"),  # ch/c blurred (words of three syllables or more)
+        ("扣扣联系", "contact"), ("电话18800001111", "contact"), ("加徽信号", "alias"), ("企鹅号码私", "text"),
         ("f*ck", "latin"), ("fvck", "latin"),
         ("加我 13812345678", "contact"), ("qq 12345678", "contact"), ("去tea-shop.cn下单", "contact"),
         ("➕微信", "text"), ("+v领券", "text"),
@@ -99,7 +100,8 @@ def test_issue14_evasions_are_caught_and_name_their_rule(room, text: str, rule: 
     "text",
     ["颜色情况怎么样", "参加群众活动", "大麻烦了", "办证件要带什么", "我出生在茶乡", "主播很有威信", "微信支付可以吗",
      "vivo手机能下单吗", "加vip会员有优惠吗", "V587", "SBS综艺", "QQ糖好吃", "订单号2026113012怎么查", "淘汰了旧茶杯",
-     "企鹅好可爱"],  # a homophone of 企鹅号 that is 企鹅 + an everyday character
+     "企鹅好可爱",  # a homophone of 企鹅号 that is 企鹅 + an everyday character
+     "是吗", "限时吗"],  # two-syllable words do not blur: shi ma is not 死妈
 )
 def test_issue14_real_words_that_look_like_listed_ones_pass(room, text: str) -> None:
     assert room.check(text).ok, room.check(text).describe()
