@@ -37,7 +37,10 @@ from broadcaster.brain.wordlists import ABBREVIATIONS, ALIASES, CONTEXT_ALIASES,
 
 __all__ = ["GLOBAL_WORDS", "OK", "Moderator", "Verdict", "build_moderator", "load_words", "moderator_from_config"]
 
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i", "v": "u"})
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
+_V_FOR_U = str.maketrans({"v": "u"})  # "fvck": only for latin words, never for abbreviations ("vx")
+# Short latin pieces split by spaces or dots ("p dd", "n.m.s.l"), joined for the abbreviation rule.
+_SHORT_PIECES = re.compile(r"(?<![a-z])[a-z]{1,2}(?:[\s.·_\-]{1,2}[a-z]{1,2}(?![a-z]))+")
 # A letter masked by a symbol ("f*ck", "sh#t") or "+"/"➕" for 加 ("+v", "➕微信").
 _MASK = "[*#_.x\\-]"
 _PLUS = str.maketrans({"+": "加", "➕": "加", "＋": "加"})
@@ -57,7 +60,7 @@ _CONTACT = re.compile(
     r"|(?<![a-z])(?:v|vx|wx|qq|微信|薇信)\s*(?:号)?\s*[:：]\s*[a-z0-9_-]{4,}"  # "v:tea888"
     r"|[加私](?:我|个|一下|下)?(?:v|vx|wx|q|qq|扣扣)(?![a-z])"  # "加个v", "私我v"
     r"|主页.{0,3}(?:联系|加我|私我|v|微)"  # "主页有联系方式"
-    r"|(?:扣扣|企鹅|qq|vx|wx|微信|薇信|威信)(?:号码?)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少)",  # "扣扣联系"
+    r"|(?:扣扣|企鹅|qq|vx|wx|微信|薇信|威信)(?:号码?)?(?:是|发|给)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少|一下|我)",
 )
 
 
@@ -135,6 +138,8 @@ def load_words(path: Path) -> list[str]:
 def _masked(word: str) -> str:
     """A latin word, or the word with one of its letters after the first masked by a symbol."""
     alts = [re.escape(word)] + [re.escape(word[:i]) + _MASK + re.escape(word[i + 1 :]) for i in range(1, len(word))]
+    if len(word) >= 4:  # "f**k", "sh**"
+        alts += [re.escape(word[:i]) + _MASK + _MASK + re.escape(word[i + 2 :]) for i in range(1, len(word) - 1)]
     return "(?:" + "|".join(alts) + ")"
 
 
@@ -284,8 +289,9 @@ class Moderator:
         ):
             self._pinyin_hits(d, hit)
         if self._abbr or self._latin_re is not None:
-            for view in self._latin_views(text):
-                if self._abbr:
+            views = self._latin_views(text)
+            for k, view in enumerate(views):
+                if self._abbr and k < len(views) - 1:
                     for tok in _TOKENS.findall(view):
                         w = self._abbr.get(tok) or self._abbr.get(tok.rstrip("0123456789"))
                         if w is not None:
@@ -432,6 +438,7 @@ class Moderator:
 
     @staticmethod
     def _latin_views(text: str) -> list[str]:
+        """Latin views of a text; the last one (v read as u) is for latin words only."""
         n = normalize(text)
         if not _HAS_LATIN.search(n):
             return []
@@ -440,6 +447,10 @@ class Moderator:
         joined = _SPACED_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group(0)), n.translate(_LEET))
         if joined != views[1]:
             views.append(joined)
+        pieces = _SHORT_PIECES.sub(lambda m: re.sub(r"[^a-z]", "", m.group(0)), n)
+        if pieces not in views:
+            views.append(pieces)
+        views.append(views[-1].translate(_V_FOR_U))
         return views
 
 

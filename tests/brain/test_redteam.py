@@ -53,6 +53,14 @@ FIRST_HELDOUT2_RUN = {
     "extractive intent accuracy": 0.933,  # 一罐重多少 → the price
     "failures": 13,  # of 287
 }
+# The one run of heldout3.jsonl (after the heldout2 fixes, before anything was fixed from it).
+FIRST_HELDOUT3_RUN = {
+    # missed 扣扣是多少, V x同号, 私我要链接, 拼xx更便宜, p dd更便宜, f**k; blocked 大麻花, shit-tzu
+    "moderation (banned comments)": {"precision": 0.975, "recall": 0.929},
+    "guard": {"precision": 0.979, "recall": 1.0},  # nothing invented voiced; 1 over-withheld
+    "extractive intent accuracy": 0.929,  # 几天能发
+    "failures": 10,  # of 261
+}
 
 
 def load(part: str) -> list[dict[str, Any]]:
@@ -227,6 +235,9 @@ async def run_part(part: str, tmp: Path) -> list[Outcome]:
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
     "heldout2-165": "'vx? 不懂': vx alone is a contact nickname and is blocked by design",
+    "heldout3-024": "拼xx: a listed CJK word with characters masked by x is not matched",
+    "heldout3-136": "大麻花: 大麻 straddling into a rare word (麻花) is blocked, like 刷单 into 单日 (兼职刷单日入) must be",
+    "heldout3-165": "'shit-tzu': contains the listed word itself",
 }
 
 
