@@ -186,7 +186,7 @@ class Daemon:
                 # Kept in systemd's STATUS until a reload applies everything: a room still on its old config
                 # is something the operator must see, not a line lost in the journal.
                 self.watchdog.note("last reload: " + describe_reload(result) if result["failed"] else "")
-            (log.warning if result["failed"] else log.info)("%s", describe_reload(result))
+            (log.warning if result["failed"] else log.info)("config %s", describe_reload(result))
             return result
 
     async def _hand_over(self, rid: str, cfg: RoomConfig, grace: float) -> None:
