@@ -38,6 +38,7 @@ from broadcaster.brain.wordlists import ABBREVIATIONS, ALIASES, CONTEXT_ALIASES,
 __all__ = ["GLOBAL_WORDS", "OK", "Moderator", "Verdict", "build_moderator", "load_words", "moderator_from_config"]
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
+_REPEATED_LETTER = re.compile(r"([a-z])\1+")
 _V_FOR_U = str.maketrans({"v": "u"})  # "fvck": only for latin words, never for abbreviations ("vx")
 # Short latin pieces split by spaces or dots ("p dd", "n.m.s.l"), joined for the abbreviation rule.
 _SHORT_PIECES = re.compile(r"(?<![a-z])[a-z]{1,2}(?:[\s.·_\-]{1,2}[a-z]{1,2}(?![a-z]))+")
@@ -450,6 +451,9 @@ class Moderator:
         pieces = _SHORT_PIECES.sub(lambda m: re.sub(r"[^a-z]", "", m.group(0)), n)
         if pieces not in views:
             views.append(pieces)
+        squeezed = _REPEATED_LETTER.sub(r"\1", views[1])  # "fuuuck", "shiiit"
+        if squeezed not in views:
+            views.append(squeezed)
         views.append(views[-1].translate(_V_FOR_U))
         return views
 

@@ -29,7 +29,7 @@ ADS_AND_FRAUD: tuple[str, ...] = (
 )
 GAMBLING_DRUGS_SEX: tuple[str, ...] = (
     "赌博", "博彩", "网赌", "赌球", "赌钱", "黄色网站", "六合彩", "毒品", "冰毒", "海洛因", "摇头丸", "k粉", "大麻",
-    "约炮", "裸聊", "色情", "嫖娼", "代孕",
+    "约炮", "裸聊", "色情", "嫖娼", "嫖客", "代孕",
 )
 GLOBAL_WORDS: tuple[str, ...] = INSULTS + ADS_AND_FRAUD + GAMBLING_DRUGS_SEX
 

@@ -231,6 +231,17 @@ async def run_part(part: str, tmp: Path) -> list[Outcome]:
         return [await rig.run(it) for it in load(part)]
 
 
+# The one run of heldout4.jsonl (after the heldout3 fixes). The last held-out set: after it, only the
+# two plain gaps it showed were closed (repeated letters, 嫖客), so no untouched set measures that.
+FIRST_HELDOUT4_RUN = {
+    "moderation (banned comments)": {"precision": 1.0, "recall": 0.987},  # missed fuuuck; 0 of 89 near-misses blocked
+    "user names": {"precision": 1.0, "recall": 0.9},  # 嫖客 (not listed) read out
+    "guard": {"precision": 0.96, "recall": 1.0},  # nothing invented voiced; 2 withheld for want of the passage
+    "extractive intent accuracy": 0.929,  # 茶是几级的
+    "failures": 6,  # of 254 (one more: the comment "买" is too short to be answered at all)
+}
+
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
@@ -241,7 +252,7 @@ KNOWN = {
 }
 
 
-@pytest.mark.parametrize("part", ["dev", "heldout", "heldout2", "heldout3"])
+@pytest.mark.parametrize("part", ["dev", "heldout", "heldout2", "heldout3", "heldout4"])
 async def test_redteam(part: str, tmp_path: Path) -> None:
     outcomes = await run_part(part, tmp_path)
     m = metrics_of(outcomes)
