@@ -208,12 +208,37 @@ def bench_triage(events: int) -> None:
     print(f"  triage costs {ours / floor:.1f}× the normalization floor; queue {len(d.queue)}, drops {dict(d.drops)}")
 
 
+def bench_moderation(n: int) -> None:
+    """Moderation of unique comments (no verdict cache hit): the triage floor when every comment is new."""
+    import json
+
+    rng = random.Random(4)
+    m = moderator_from_config(ModerationConfig(words=["微信", "加群"]))
+    redteam = ROOT / "tests" / "brain" / "redteam" / "dev.jsonl"
+    texts = [json.loads(x).get("text") or "" for x in redteam.read_text(encoding="utf-8").splitlines()]
+    kinds = {
+        "CJK chat": lambda i: f"{rng.choice(NOUNS)}{rng.choice(VERBS)}{rng.choice(ADJS)}吗{i}",
+        "latin chat": lambda i: f"what about the {rng.choice(['price', 'color', 'size'])} {i}",
+        "red-team dev": lambda i: f"{texts[i % len(texts)]}{i}",
+    }
+    print(f"moderation of {n} unique comments per kind (every check misses the verdict cache):")
+    for name, make in kinds.items():
+        batch = [make(i) for i in range(n)]
+        t = time.perf_counter()
+        for x in batch:
+            m.check(x)
+        dt = time.perf_counter() - t
+        print(f"  {name:<14} {n / dt:10.0f} checks/s  ({dt / n * 1e6:.1f} µs/check)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller runs (CI smoke)")
     args = ap.parse_args()
     q = args.quick
     bench_triage(20_000 if q else 100_000)
+    print()
+    bench_moderation(2_000 if q else 10_000)
     print()
     bench_retrieval(2_000 if q else 10_000, 200 if q else 1_000)
     print()

@@ -215,6 +215,10 @@ class Moderator:
             classes = tuple(variants(x) if len(syls) >= 3 else frozenset({x}) for x in syls)
             self._py_list.append((key, self._pinyin_pattern(key, initials), classes,
                                   tuple(zip(classes, (x.upper() for x in syls), strict=True))))
+        self._by_spelling: dict[str, list[int]] = {}  # a syllable as typed (upper case) → words with it
+        for i, (_, _, _, pairs) in enumerate(self._py_list):
+            for _, u in pairs:
+                self._by_spelling.setdefault(u, []).append(i)
         self._by_syllable: dict[str, list[int]] = {}
         for i, (_, _, classes, _) in enumerate(self._py_list):
             for reading in set().union(*classes):
@@ -317,7 +321,7 @@ class Moderator:
             return OK
         return Verdict(ok=False, matched=tuple(matched), how=tuple(how), action=self.action, spans=tuple(spans))
 
-    def _candidates(self, syllables: set[str], typed: str) -> list[int]:
+    def _candidates(self, syllables: set[str], typed: str, lone: str) -> list[int]:
         """Words the text may spell: every syllable sounded by a CJK character, spelled out in latin
         letters, or (initials) given as one letter; without latin letters, only all-CJK ones."""
         seen: set[int] = set()
@@ -326,16 +330,22 @@ class Moderator:
         out = [i for i in seen if all(not c.isdisjoint(syllables) for c in self._py_list[i][2])]
         if typed:
             full = set(out)
-            for i, (_, _, _, pairs) in enumerate(self._py_list):
-                if i not in full and (i in seen or any(u in typed for _, u in pairs)) and all(
-                        not c.isdisjoint(syllables) or u in typed or (self._initials and u[0] in typed)
+            spelled = {i for u, idx in self._by_spelling.items() if u in typed for i in idx}
+            for i in (seen | spelled) - full:
+                pairs = self._py_list[i][3]
+                if all(
+                        not c.isdisjoint(syllables) or u in typed or (self._initials and u[0] in lone)
                         for c, u in pairs):
                     out.append(i)
         return out
 
     def _pinyin_hits(self, d: str, hit) -> None:  # type: ignore[no-untyped-def]
         stream, bounds, origin, syllables, typed = self._pinyin_stream(d)
-        for i in self._candidates(syllables, typed):
+        # Letters standing alone (no latin neighbour): only these may stand for a syllable ("W信").
+        lone = "".join(c.upper() for i, c in enumerate(d) if c.isascii() and c.isalpha()
+                       and not (i > 0 and d[i - 1].isascii() and d[i - 1].isalpha())
+                       and not (i + 1 < len(d) and d[i + 1].isascii() and d[i + 1].isalpha()))
+        for i in self._candidates(syllables, typed, lone):
             key, rx, _, _ = self._py_list[i]
             for m in rx.finditer(stream):
                 seg = m.group(1)
