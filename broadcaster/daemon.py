@@ -198,6 +198,8 @@ class Daemon:
         new_room = self._room(cfg)
         await new_room.prepare()  # raises: nothing was touched, the old room streams on
         await old.stop_media(grace)
+        if old.show is not None and new_room.show is not None:
+            new_room.show.adopt(old.show)  # after the old show stopped taking chat: nothing lands in between
         try:
             await new_room.go_live()
         except Exception:

@@ -274,6 +274,11 @@ class Show:
             await asyncio.wait_for(asyncio.shield(pieces.done), wait_s)
         return changed
 
+    def adopt(self, old: Show) -> None:
+        """Before a media handover goes live: keep the old show's chat memory (seen message ids, waiting
+        operator lines and questions) so the new room neither forgets nor answers twice."""
+        _carry_over(old.director, self.director)
+
     async def _swap(self) -> None:
         """Between two lines (the speaker's turn): puts the pending pieces in and closes the old ones."""
         pieces, self._pending = self._pending, None
@@ -482,6 +487,5 @@ def _carry_over(old: Director, new: Director) -> None:
     new._operator = old._operator
     new._recent.extend(old._recent)
     new.drops = old.drops
-    new.on_blocked = old.on_blocked
     if new.tcfg == old.tcfg:
         new.queue, new.thanks, new.rates = old.queue, old.thanks, old.rates

@@ -229,3 +229,45 @@ async def test_a_refused_file_changes_nothing_and_says_so(tmp_path):
         assert "reload refused" in (daemon.watchdog.tick() and daemon.watchdog._last_status)
     finally:
         await daemon.stop()
+
+
+async def test_a_new_knowledge_base_drops_answers_cached_from_the_old_one(tmp_path):
+    """Both brains share one Redis: an answer cached under the old KB is served after a persona change (same
+    KB) and never after the KB changed."""
+    import shutil
+
+    from tests.voice.voice_helpers import start_redis
+
+    server, url = start_redis(tmp_path / "redis.db")
+    kb = tmp_path / "kb"
+    shutil.copytree(ROOT / "configs" / "demo" / "kb", kb)
+
+    def cfg(name: str) -> dict:
+        return room("k", tmp_path, redis_url=url, brain={"kb": {"dir": str(kb)}, "persona": {"name": name}})
+
+    path = write_config(tmp_path / "k.yaml", [cfg("小安")], tmp_path)
+    daemon = Daemon(load_config(path), path)
+    await daemon.start()
+    try:
+        show = daemon.rooms["k"].show
+        question = "这个杯子能不能装热汤？"
+        await show.brain.cache.put(question, "旧知识库的回答。", source="llm")
+        old_version = show.brain.cache.kb_version
+
+        write_config(path, [cfg("小新")], tmp_path)  # brain rebuilt, same KB: the cached answer stays good
+        assert (await daemon.reload())["live"] == ["k"]
+        hit = await show.brain.cache.get(question)
+        assert show.brain.cache.kb_version == old_version and hit is not None and hit.entry.answer == "旧知识库的回答。"
+
+        # A reload that names another KB folder (one more passage): a new KB version.
+        kb2 = tmp_path / "kb2"
+        shutil.copytree(kb, kb2)
+        (kb2 / "soup.md").write_text("# 汤\n\n杯子可以装热汤，但不要装满。\n", encoding="utf-8")
+        write_config(path, [room("k", tmp_path, redis_url=url, brain={"kb": {"dir": str(kb2)},
+                                                                      "persona": {"name": "小新"}})], tmp_path)
+        assert (await daemon.reload())["live"] == ["k"]
+        assert show.brain.cache.kb_version != old_version
+        assert await show.brain.cache.get(question) is None, "an answer from the old KB is never served"
+    finally:
+        await daemon.stop()
+        server.shutdown()
