@@ -39,9 +39,9 @@ def room(rid: str, tmp: Path, **extra) -> dict:
     return cfg
 
 
-def write_config(path: Path, rooms: list[dict], tmp: Path) -> Path:
+def write_config(path: Path, rooms: list[dict], tmp: Path, **daemon) -> Path:
     path.write_text(yaml.safe_dump({
-        "daemon": {"admin": {"port": 0}, "state_dir": str(tmp / "state"), "log_format": "json"},
+        "daemon": {"admin": {"port": 0}, "state_dir": str(tmp / "state"), "log_format": "json", **daemon},
         "rooms": rooms,
     }, allow_unicode=True))
     return path
@@ -52,11 +52,12 @@ def test_sigterm_mid_line_finishes_the_sentence_and_exits_0(tmp_path):
     (tmp_path / "talk.yaml").write_text(yaml.safe_dump(TALK, allow_unicode=True))
     cfg = write_config(tmp_path / "a.yaml", [room("r", tmp_path, director={
         "talk": {"file": str(tmp_path / "talk.yaml"), "gap_s": 0.2}}, audit={"path": str(tmp_path / "audit.jsonl")})],
-        tmp_path)
+        tmp_path, shutdown_grace_s=12.0)  # the first sentence is about 9 s: its rest always fits the grace
     proc = subprocess.Popen([sys.executable, "-m", "broadcaster.cli", "run", "-c", str(cfg)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         rec = tmp_path / "r.flv"
+        # (the recording is flushed packet by packet, so its size follows the stream as it goes)
         assert wait_until(lambda: rec.exists() and rec.stat().st_size > 60_000, 60), "the room went on air"
         time.sleep(2.0)  # into the first (long) sentence of the talk track
         t = time.monotonic()
@@ -67,7 +68,7 @@ def test_sigterm_mid_line_finishes_the_sentence_and_exits_0(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, out[-3000:]
-    assert took <= 6.0, f"exit took {took:.1f}s"
+    assert took <= 13.0, f"exit took {took:.1f}s"
     for line in out.splitlines():
         if line.startswith("{"):
             json.loads(line)  # logs are JSON lines for journald
