@@ -240,12 +240,12 @@ class Show:
             return []
         pieces = _Pieces(cfg)
         try:
+            # Word lists, talk track and audit file are read off the loop: the room keeps speaking meanwhile.
             moderator = None
             if "moderation" in changed:
-                moderator = moderator_from_config(cfg.moderation)
+                moderator = await asyncio.to_thread(moderator_from_config, cfg.moderation)
             if moderator is not None or "director" in changed:
-                pieces.director = self._director(cfg, moderator or self.director.moderator)
-                _carry_over(self.director, pieces.director)
+                pieces.director = await asyncio.to_thread(self._director, cfg, moderator or self.director.moderator)
             if moderator is not None or {"brain", "redis_url"} & set(changed):
                 # A new brain builds its own KB index and answer cache: answers cached under another KB
                 # version are never served by it (cache.answer keys entries by kb_version).
@@ -258,7 +258,7 @@ class Show:
                 await pieces.voice.start()
             if "audit" in changed:
                 pieces.swap_audit = True
-                pieces.audit = AuditLog.from_config(cfg.audit, cfg.id)
+                pieces.audit = await asyncio.to_thread(AuditLog.from_config, cfg.audit, cfg.id)
         except BaseException:
             await pieces.discard()
             raise
@@ -288,6 +288,7 @@ class Show:
         changed = content_changes(old_cfg, cfg)
         old_brain = old_voice = old_audit = None
         if pieces.director is not None:
+            _carry_over(self.director, pieces.director)  # now: the old one took chat until this very moment
             self.director = pieces.director
         if pieces.brain is not None:
             old_brain, self.brain = self.brain, pieces.brain
