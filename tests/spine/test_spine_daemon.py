@@ -272,3 +272,37 @@ async def test_a_new_knowledge_base_drops_answers_cached_from_the_old_one(tmp_pa
     finally:
         await daemon.stop()
         server.shutdown()
+
+
+async def test_a_content_swap_forgets_no_chat_and_answers_nothing_twice(tmp_path):
+    """A question queued before the swap is answered after it, once; the same message again is a duplicate."""
+    from broadcaster.config import RoomConfig
+    from broadcaster.room import Room
+    from danmaku.event import Event, EventKind, User
+    from tests.support.media import CardAvatar
+
+    base = {"id": "q", "video": {"width": 160, "height": 96, "fps": 25}, "outputs": [],
+            "brain": {"kb": {"dir": str(ROOT / "configs" / "demo" / "kb")}},
+            "audit": {"path": str(tmp_path / "audit.jsonl")}}
+    r = Room(RoomConfig.model_validate(base), avatar=CardAvatar(160, 96))
+    await r.start()
+    try:
+        r.pause()  # nothing is picked while paused: the question waits in the queue across the swap
+        await asyncio.sleep(0.3)
+        question = Event("test", "q", EventKind.COMMENT, User("u1", "小鹿"), "这个杯子能保温多久？", msg_id="m1")
+        r.show.offer(question)
+        old_director = r.show.director
+        assert len(old_director.queue) == 1
+        (tmp_path / "words.txt").write_text("坏词\n", encoding="utf-8")
+        changed = await r.apply(RoomConfig.model_validate({**base, "moderation": {"words_file": str(tmp_path / "words.txt")}}))
+        assert changed == ["moderation"] and r.show.director is not old_director and r.show.applied == 1
+        assert len(r.show.director.queue) == 1, "the queued question came along"
+        r.show.offer(Event("test", "q", EventKind.COMMENT, User("u1", "小鹿"), "这个杯子能保温多久？", msg_id="m1"))
+        assert r.show.director.drops.get("duplicate_id") == 1 and len(r.show.director.queue) == 1, "seen ids came too"
+        r.resume()
+        await _until(lambda: any(a.get("asked") for a in _audit(tmp_path / "audit.jsonl")), 30, "the answer")
+        await asyncio.sleep(1.0)
+    finally:
+        await r.stop(0.5)
+    answers = [a for a in _audit(tmp_path / "audit.jsonl") if a.get("line_source") == "answer"]
+    assert [a["asked"] for a in answers] == ["这个杯子能保温多久？"], answers
