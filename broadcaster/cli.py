@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     from danmaku import cli as danmaku_cli
 
     danmaku_cli.add_commands(sub, _tail_sources)  # tail
-    kb_cli.add_commands(sub)  # kb index | kb query
+    kb_cli.add_commands(sub)  # kb index | kb query | moderate
     voice_cli.add_commands(sub, texts_for_room=_speakable_texts)  # cache warm
     admin_client.add_commands(sub)  # status | say | reload
     avatar_cli.add_commands(sub)  # avatar preview
