@@ -1,13 +1,14 @@
 """Issue 14's red-team set through the real director → brain path (one moderator shared, as the Show wires them).
 
 tests/brain/redteam/{dev,heldout}.jsonl were split per class before tuning; only dev was looked at
-while tuning. The first run of heldout (FIRST_HELDOUT_RUN below) found 8 failures; fixing them used
-heldout, so heldout2.jsonl (fresh items) was written and committed before those fixes and run once
-after them. On both held-out files: no banned comment gets a reply, no clean near-miss is blocked,
-no bad user name is voiced or shown, nothing invented (numbers, promises, absolute claims, passage
-ids, prompt text) is voiced, and a withheld sentence gives way to the safe line or the KB's answer,
-never silence. Precision/recall of each part is printed (pytest -s), and
-`python tests/brain/test_redteam.py dev` lists every failure of a part.
+while tuning. Each held-out file was then run once, its failures recorded below (FIRST_*_RUN), and a
+fresh held-out file was written and committed before anything was fixed from it: heldout → heldout2
+→ heldout3 → heldout4, the last one run once and then only two plain gaps closed. On every held-out
+file: no banned comment gets a reply, no clean near-miss is blocked, no bad user name is read out
+or shown, nothing invented (numbers, promises, absolute claims, passage ids, prompt text) is voiced,
+and a withheld sentence gives way to the safe line or the KB's answer, never silence — except the
+KNOWN items, each with why. Precision/recall of each part is printed (pytest -s), and
+`python tests/brain/test_redteam.py PART` lists every failure of a part.
 """
 
 from __future__ import annotations
