@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from ops_support import DaemonThread, small_room, wait_for, write_config
 
+from broadcaster import faults
+
 
 @pytest.fixture
 def watched(monkeypatch, notify_socket):
@@ -30,19 +32,19 @@ def test_ready_then_pings_that_stop_while_a_clock_is_stalled(watched, tmp_path):
         kinds = _kinds(first)
         assert kinds.index("READY") < kinds.index("WATCHDOG") and kinds.count("WATCHDOG") >= 2
 
-        d.room("b").clock.stall(True)
+        faults.arm(faults.CLOCK_HANG, room="b")
         stalled = wait_for(lambda: [m for m in watched.messages() if "stalled" in m.get("STATUS", "")], 5)
         assert stalled and stalled[0]["STATUS"].startswith("1/2 rooms on air; b stalled ")
         quiet = watched.collect(2.0)
         assert "WATCHDOG" not in _kinds(quiet), "no pings while room b's clock is stalled"
         assert d.room("a").clock_age() < 0.5, "room a kept running"
 
-        d.room("b").clock.stall(False)
+        faults.disarm(faults.CLOCK_HANG)
         back = watched.collect(2.0)
         assert _kinds(back).count("WATCHDOG") >= 2, "pings resume once the clock ticks again"
         assert any(m.get("STATUS") == "2 rooms on air" for m in back)
     finally:
-        d.room("b").clock.stall(False)
+        faults.disarm()
         d.stop()
     assert {"STOPPING": "1", "STATUS": "stopping"} in watched.messages(timeout=2.0)
 
