@@ -127,16 +127,8 @@ class SourceGroup(Source):
             members=hs,
         )
 
-    def _notify(self) -> None:
-        self._m_up.set(1 if self.members[self.active].health().healthy else 0)
-        if not self._listeners:
-            return
-        snapshot = self.health()
-        for cb in list(self._listeners):
-            try:
-                cb(snapshot)
-            except Exception:
-                log.exception("health listener failed")
+    def _is_up(self) -> bool:
+        return self.members[self.active].health().healthy
 
     # ------------------------------------------------------------------ the loop
 

@@ -305,8 +305,11 @@ class Source(ABC):
         self._warning_clears_on_recovery = until_recovery
         self._notify()
 
+    def _is_up(self) -> bool:
+        return self._connected and not self._silent
+
     def _notify(self) -> None:
-        self._m_up.set(1 if self._connected and not self._silent else 0)
+        self._m_up.set(1 if self._is_up() else 0)
         if not self._listeners:
             return
         snapshot = self.health()

@@ -545,3 +545,29 @@ async def until(pred: Any, timeout: float = 5.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         await asyncio.sleep(0.02)
+
+
+class LoopLag:
+    """Measures how late a 2 ms sleep wakes up while running: the event loop's longest freeze."""
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+        self._task: asyncio.Task[None] | None = None
+
+    async def _tick(self) -> None:
+        while True:
+            t = time.perf_counter()
+            await asyncio.sleep(0.002)
+            self.lags.append(time.perf_counter() - t - 0.002)
+
+    def __enter__(self) -> LoopLag:
+        self._task = asyncio.get_running_loop().create_task(self._tick())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+
+    @property
+    def worst(self) -> float:
+        return max(self.lags, default=0.0)
