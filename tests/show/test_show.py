@@ -28,6 +28,12 @@ def _room(tmp_path: Path) -> Room:
     return Room(cfg, avatar=CardAvatar(160, 96))
 
 
+def _line_ends(room: Room) -> list:
+    ends: list = []
+    room.port.subscribe(lambda ev: ends.append(ev) if ev.kind == StageEventKind.LINE_END else None)
+    return ends
+
+
 def _audit(tmp_path: Path) -> list[dict]:
     path = tmp_path / "audit.jsonl"
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
@@ -36,8 +42,7 @@ def _audit(tmp_path: Path) -> list[dict]:
 async def test_lines_end_once_each_and_follow_back_to_back(tmp_path: Path) -> None:
     room = _room(tmp_path)
     await room.start()
-    ends = []
-    room.port.subscribe(lambda ev: ends.append(ev) if ev.kind == StageEventKind.LINE_END else None)
+    ends = _line_ends(room)
     try:
         first = room.say("第一句话。第二句话。")
         second = room.say("下一位。")
@@ -57,8 +62,7 @@ async def test_lines_end_once_each_and_follow_back_to_back(tmp_path: Path) -> No
 async def test_skip_cuts_at_the_boundary_and_audits_only_what_was_heard(tmp_path: Path) -> None:
     room = _room(tmp_path)
     await room.start()
-    ends = []
-    room.port.subscribe(lambda ev: ends.append(ev) if ev.kind == StageEventKind.LINE_END else None)
+    ends = _line_ends(room)
     try:
         said = room.say("这是第一句比较长的话，大家听好了。第二句不该被听到。第三句也不该。")
         await _until(lambda: room.stage.current is not None, 30, "the line speaking")
