@@ -16,8 +16,17 @@ Every listed word (the room's, plus the built-in lists of broadcaster/brain/word
 - `abbreviation`: pinyin initials as a whole latin token ("nmsl", "cnm", "wx", "pdd"; the initials
   of every listed word of three syllables or more are added automatically);
 - `latin`: latin words with leetspeak undone and spaced letters joined ("f u c k", "sh1t");
-- `contact`: phone numbers, web addresses and contact ids ("qq 12345678").
-An allow list removes known-good phrases first.
+- `contact`: phone numbers, web addresses and contact ids ("qq 12345678"), read in a view of the text
+  where numerals of every system are digits (壹叁捌, 一三八, 8八8八, ①③⑧, ❶, keycaps), separators
+  between digits and between single letters are gone ("139 0000 2222", "k.o.u.k.o.u"), sentence
+  punctuation is gone (a contact split by a sentence cut, "加我微。信tea888"), and app names are
+  read by sound (蔻蔻/抠抠 → 扣扣, 威鑫/为新 → 微信, qun → 群);
+- `pattern`: phrases that only mean a listed word in use, with a gap allowed ("代开各种发票",
+  "恭喜中奖请联系客服", "咸鱼上买", "1688"; wordlists.PATTERNS).
+Before any rule, emoji that stand for a syllable (🐴 马, 🍑 桃, 🐧 企鹅; wordlists.EMOJI_STANDINS) and
+latin look-alikes from other scripts (Cyrillic х, Greek ο; wordlists.LOOKALIKES) are read as what they
+stand for. An allow list removes known-good phrases first; a competitor platform in it (a room selling
+on 淘宝) is taken off the built-in list with its nicknames.
 """
 
 from __future__ import annotations
@@ -32,8 +41,20 @@ from pathlib import Path
 from pypinyin import lazy_pinyin
 from pypinyin.pinyin_dict import pinyin_dict
 
-from broadcaster.brain.textnorm import dense, display, is_cjk_char, normalize
-from broadcaster.brain.wordlists import ABBREVIATIONS, ALIASES, CONTEXT_ALIASES, EVERYDAY_WORDS, GLOBAL_WORDS
+from broadcaster.brain.textnorm import _EMOJI, _t2s, dense, is_cjk_char, normalize
+from broadcaster.brain.wordlists import (
+    ABBREVIATIONS,
+    ALIASES,
+    BUILTIN_ALLOW,
+    COMMON_ABBREVIATIONS,
+    COMPETITORS,
+    CONTEXT_ALIASES,
+    EMOJI_STANDINS,
+    EVERYDAY_WORDS,
+    GLOBAL_WORDS,
+    LOOKALIKES,
+    PATTERNS,
+)
 
 __all__ = ["GLOBAL_WORDS", "OK", "Moderator", "Verdict", "build_moderator", "load_words", "moderator_from_config"]
 
@@ -54,15 +75,84 @@ _FUNCTION_CHARS = frozenset("好的了是吗呢在有不很也都就和呀啊吧
 _DENSE_CHAR = re.compile(r"[a-z\u3400-\u9fff\uf900-\ufaff]")
 # A homophone or a crossing match that is a word this common (jieba dictionary frequency) is a real word.
 COMMON_WORD_FREQ = 100
+# Contact rules, over contact views of a text (see _contact_views): digits, ids and app names as read.
+_APP = r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun)"
 _CONTACT = re.compile(
     r"(?<!\d)1[3-9]\d{9}(?!\d)"  # a mainland mobile number
-    r"|https?://|www\.|[a-z0-9-]+\.(?:com|cn|net|top|xyz|vip|shop|cc)(?![a-z0-9])"  # a web address
-    r"|(?:qq|q|v|vx|wx|扣扣|扣|企鹅|微信|薇信|威信|群)\s*(?:号|群|号码)?\s*[:：]?\s*\d{5,}"  # a contact id
-    r"|(?<![a-z])(?:v|vx|wx|qq|微信|薇信)\s*(?:号)?\s*[:：]\s*[a-z0-9_-]{4,}"  # "v:tea888"
-    r"|[加私](?:我|个|一下|下)?(?:v|vx|wx|q|qq|扣扣)(?![a-z])"  # "加个v", "私我v"
+    # an app (or a one-letter/one-character nickname) and a number: "qq 12345678", "qun号 123456789"
+    rf"|(?<![a-z])(?:{_APP}|q|v|扣|微|薇|威)(?:号码|号|群号|群|id|账号|帐号|是|搜索|搜|:){{0,3}}\d{{5,}}"
+    # an app and an id of letters and digits: "微信tea888", "vx搜yunwu666", "微x:abc123"
+    rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号|是|搜索|搜|:){{0,3}}(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{{3,}}"
+    r"|(?<![a-z])(?:v|q|微|薇|威|扣):[a-z0-9_-]{4,}"  # "v:tea888"
+    # a phone number asked for by name: "电话：壹叁捌…", "tel 139 0000 2222"
+    r"|(?:电话|手机号|手机|tel|phone|dianhua|shouji|联系方式|联系我|联系|call|打|拨打)(?:号码|号|是|:){0,2}\d{7,}"
+    # a long number with a contact verb: "12345678 找我"
+    r"|(?<!\d)\d{6,}(?!\d)(?:找我|加我|联系|私我|私聊|进来|进群|来撩|滴滴|call)"
+    rf"|(?<!参)[加私](?:我|个|一下|1下|下)?(?:v|vx|wx|q|qq|扣扣|微信|企鹅|绿泡泡|koukou|weixin)(?![a-z])"  # "加个v"
     r"|主页.{0,3}(?:联系|加我|私我|v|微)"  # "主页有联系方式"
-    r"|(?:扣扣|企鹅|qq|vx|wx|微信|薇信|威信)(?:号码?)?(?:是|发|给)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少|一下|我)",
+    rf"|{_APP}(?:号码?)?(?:是|发|给)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少|一下|1下|我)",
 )
+# Numerals of every system → digits (for the contact views only: "八" is a digit there, not a word).
+_NUMERALS = str.maketrans({
+    **dict(zip("零〇幺一二三四五六七八九", "001123456789", strict=True)),
+    **dict(zip("壹贰貳叁參肆伍陆陸柒捌玖", "122334566789", strict=True)),
+    **{chr(0x2776 + i): str(i + 1) for i in range(9)}, **{chr(0x278A + i): str(i + 1) for i in range(9)},
+    **{chr(0x24F5 + i): str(i + 1) for i in range(9)}, "⓿": "0", "\u20e3": "", "\ufe0f": "",
+})
+_JOIN_DIGITS = re.compile(r"(?<=\d)[\s\-.·_,，、/|~]+(?=\d)")
+_JOIN_LETTERS = re.compile(r"(?<![a-z])[a-z](?:[\s.·_\-*,，、|/]+[a-z](?![a-z]))+")
+_DIGITISH = re.compile(r"[0-9ol]{7,}")  # "138oooo1234": o and l inside a long number are 0 and 1
+_NOT_COMPACT = re.compile(r"[^0-9a-z\u3400-\u9fff\uf900-\ufaff:¥$@_\-]+")
+_WEB = re.compile(r"https?://|www\.|[a-z0-9-]+\.(?:com|cn|net|top|xyz|vip|shop|cc)(?![a-z0-9])")
+# App names read by sound: a pair of characters with these readings is the app, whatever they are.
+_SOUND_PAIRS = {("kou", "kou"): "扣扣", ("wei", "xin"): "微信", ("qi", "e"): "企鹅"}
+_SOUND_ONE = {"qun": "群"}
+# 死 after a verb or adjective is a degree complement ("笑死我了", "累死了"), not a stand-in for 私/司.
+_COMPLEMENT = frozenset("死")
+# Emoji read as the syllable/word they stand for, look-alike letters as latin (before every rule).
+_FOLD = str.maketrans({**EMOJI_STANDINS, **LOOKALIKES, **{k.upper(): v for k, v in LOOKALIKES.items() if k.upper() != k}})
+
+
+def fold(text: str) -> str:
+    """Emoji stand-ins (🐴 → 马, 🍑 → 桃) and look-alike letters of other scripts (Cyrillic х → x) read as meant."""
+    return text.translate(_FOLD)
+
+
+@functools.lru_cache(maxsize=16384)
+def _contact_views(text: str) -> tuple[str, ...]:
+    """The text as the contact rule reads it: compact (no spaces or punctuation), single letters
+    joined ("k.o.u" → kou), digits joined; once as typed, once with every numeral a digit, and both
+    with app names read by sound."""
+    t = _EMOJI.sub("", unicodedata.normalize("NFKC", text))
+    t = _t2s(t).lower().replace("：", ":")
+    out: list[str] = []
+    for v in (t, t.translate(_NUMERALS)):
+        v = _JOIN_DIGITS.sub("", v)
+        v = _JOIN_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group(0)), v)
+        v = _DIGITISH.sub(lambda m: m.group(0).replace("o", "0").replace("l", "1")
+                          if sum(c.isdigit() for c in m.group(0)) >= 5 else m.group(0), v)
+        v = _NOT_COMPACT.sub("", v)
+        for x in (v, _by_sound(v)):
+            if x not in out:
+                out.append(x)
+    return tuple(out)
+
+
+def _by_sound(v: str) -> str:
+    chars = list(v)
+    syl = [char_pinyin(c) if is_cjk_char(c) else "" for c in chars]
+    i = 0
+    while i < len(chars):
+        pair = _SOUND_PAIRS.get((syl[i], syl[i + 1])) if i + 1 < len(chars) else None
+        if pair is not None:
+            chars[i], chars[i + 1] = pair[0], pair[1]
+            i += 2
+            continue
+        one = _SOUND_ONE.get(syl[i])
+        if one is not None:
+            chars[i] = one
+        i += 1
+    return "".join(chars)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -149,8 +239,9 @@ class Moderator:
 
     def __init__(self, words: Iterable[str], *, allow: Iterable[str] = (), pinyin: bool = True,
                  action: str = "replace", aliases: bool = True, initials: bool = True,
-                 contacts: bool = True) -> None:
+                 contacts: bool = True, patterns: dict[str, str] | None = None) -> None:
         self.action = action
+        self._patterns = [(w, re.compile(rx)) for w, rx in (patterns or {}).items()]
         self.use_pinyin = pinyin
         self.contacts = contacts
         self._initials = initials
@@ -170,7 +261,9 @@ class Moderator:
                 if pinyin and all(is_cjk_char(c) for c in d) and len(d) >= 2:
                     py_words.setdefault(d, word)
                 if initials and all(is_cjk_char(c) for c in d) and len(d) >= 3:
-                    abbreviations.setdefault("".join(s[0] for s in _syllables(d)), word)
+                    abbr = "".join(s[0] for s in _syllables(d))
+                    if abbr not in COMMON_ABBREVIATIONS:
+                        abbreviations.setdefault(abbr, word)
             elif len(d) <= 3 and d in ABBREVIATIONS:
                 abbreviations.setdefault(d, word)
             else:
@@ -276,7 +369,7 @@ class Moderator:
                 how.append(kind)
                 spans.append(span)
 
-        text = text.translate(_PLUS)
+        text = fold(text).translate(_PLUS)
         d = dense(text)
         for a in self._allow:
             d = d.replace(a, _BREAK)
@@ -313,10 +406,24 @@ class Moderator:
                 m = rx.search(n)
                 if m is not None:
                     hit(word, "alias", m.group(0))
-        if self.contacts:
-            m = _CONTACT.search(display(text).lower().replace(" ", ""))  # digits as typed (not squeezed)
-            if m is not None:
-                hit("联系方式", "contact", m.group(0))
+        if self.contacts or self._patterns:
+            views = _contact_views(text)  # digits as typed (normalize would squeeze "0000")
+            if self._allow:
+                views = tuple(self._without_allowed(v) for v in views)
+            for word, rx in self._patterns:
+                for view in views:
+                    m = rx.search(view)
+                    if m is not None:
+                        hit(word, "pattern", m.group(0))
+                        break
+            if self.contacts:
+                m = _WEB.search(unicodedata.normalize("NFKC", text).lower().replace(" ", ""))
+                for view in views:
+                    if m is not None:
+                        break
+                    m = _CONTACT.search(view)
+                if m is not None:
+                    hit("联系方式", "contact", m.group(0))
         if not matched:
             return OK
         return Verdict(ok=False, matched=tuple(matched), how=tuple(how), action=self.action, spans=tuple(spans))
@@ -361,13 +468,18 @@ class Moderator:
                     # straddles common words, or is the listed word's own start followed by an everyday
                     # function character ("企鹅好可爱" is not 企鹅号).
                     if (self._common(src) or self._real_word_around(d, origin[start], origin[end - 1] + 1)
-                            or self._function_tail(key, src)):
+                            or self._function_tail(key, src) or self._speech_homophone(d, key, src, origin[start])):
                         continue
                     kind = "pinyin"
                 else:
                     kind = "initial" if re.search(r"(?<![A-Z])[A-Z](?![A-Z])", seg) and not seg.isupper() else "pinyin"
                 hit(word, kind, src)
                 break
+
+    def _without_allowed(self, view: str) -> str:
+        for a in self._allow:
+            view = view.replace(a, _BREAK)
+        return view
 
     @staticmethod
     def _runs_on(text: str, d: str, start: int, end: int) -> bool:
@@ -380,6 +492,23 @@ class Moderator:
         after = n[keep[end - 1] + 1] if keep[end - 1] + 1 < len(n) else ""
         return bool((d[start].isascii() and before.isascii() and before.isalpha())
                     or (d[end - 1].isascii() and after.isascii() and after.isalpha()))
+
+    def _speech_homophone(self, d: str, key: str, src: str, start: int) -> bool:
+        """A homophone that is ordinary speech: its first character 死 as a degree complement after a verb
+        or adjective ("笑死我了" is not 私我), or its substituted characters one common word of their own
+        and the rest the listed word's ("弟弟我也要" is not 滴滴我)."""
+        if src[0] in _COMPLEMENT and src[0] != key[0] and start > 0 and is_cjk_char(d[start - 1]):
+            return True
+        diff = [i for i, (a, b) in enumerate(zip(key, src, strict=True)) if a != b]
+        if not diff or len(diff) == len(src):
+            return False
+        pos = 0
+        for tok in _segmenter().lcut(src, HMM=False):
+            a, b = pos, pos + len(tok)
+            pos = b
+            if len(tok) >= 2 and diff == list(range(a, b)) and self._common(tok):
+                return True  # the substituted characters are one common word, the rest the listed word's own
+        return False
 
     @classmethod
     def _function_tail(cls, key: str, src: str) -> bool:
@@ -406,11 +535,18 @@ class Moderator:
             if t1 <= start or t0 >= end:
                 continue
             if t0 <= start and t1 >= end:
-                return False  # one word holds the whole match: "色情网站", "办证"
+                # One word holds the whole match: "色情网站", "办证" — unless the word only holds it across
+                # a word of its own that starts before it ("南京东路" = 南京 + 东路, not 京东).
+                return t0 < start and self._common(tok[: start - t0]) and self._known(tok[end - t0 :])
             covering.append(tok)
             if t0 < start < t1 or t0 < end < t1:
                 crossing = True
-        return crossing and all(self._common(t) for t in covering if len(t) > 1)
+        # Crossed words must be common; a longer word just has to be in the dictionary ("北京|东城区").
+        return crossing and all(self._common(t) or (len(t) >= 3 and self._known(t)) for t in covering if len(t) > 1)
+
+    @staticmethod
+    def _known(word: str) -> bool:
+        return len(word) <= 1 or (_segmenter().dt.FREQ.get(word) or 0) >= 10 or word in EVERYDAY_WORDS
 
     @staticmethod
     def _pinyin_stream(d: str) -> tuple[str, set[int], list[int], set[str], str]:
@@ -472,12 +608,18 @@ def build_moderator(words: Iterable[str], *, use_global: bool, words_file: Path 
                     pinyin: bool, action: str, aliases: bool = True, initials: bool = True,
                     contacts: bool = True) -> Moderator:
     all_words = list(words)
+    allow = list(allow)
+    patterns: dict[str, str] = {}
     if use_global:
-        all_words.extend(GLOBAL_WORDS)
+        # A competitor platform in the allow list is the room's own: off the built-in list, nicknames too.
+        own = {normalize(a) for a in allow} & {normalize(c) for c in COMPETITORS}
+        all_words.extend(w for w in GLOBAL_WORDS if normalize(w) not in own)
+        patterns = {w: rx for w, rx in PATTERNS.items() if normalize(w) not in own}
+        allow.extend(BUILTIN_ALLOW)
     if words_file is not None:
         all_words.extend(load_words(words_file))
     return Moderator(all_words, allow=allow, pinyin=pinyin, action=action, aliases=aliases, initials=initials,
-                     contacts=contacts)
+                     contacts=contacts, patterns=patterns)
 
 
 def moderator_from_config(cfg: object) -> Moderator:

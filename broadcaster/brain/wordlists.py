@@ -21,30 +21,99 @@ INSULTS: tuple[str, ...] = (
     "他妈的", "特么的", "去你妈的", "滚你妈的", "我屌你妈的", "马勒戈壁", "狗日的", "去死吧", "去死", "死全家", "死妈",
     "狗东西", "脑残", "智障", "婊子",
     "贱人", "杂种", "畜生", "憨批", "fuck", "shit", "bitch", "asshole",
+    # Common chat insults (regional ones included: 滚犊子 north-east, 妈卖批 Sichuan, 龟儿子 Sichuan).
+    "脑瘫", "滚犊子", "妈卖批", "傻狗", "蠢货", "蠢猪", "白痴", "弱智", "贱货", "骚货", "人渣", "滚蛋",
+    "王八蛋", "龟儿子", "狗娘养的", "傻缺", "傻帽", "垃圾主播",
 )
 ADS_AND_FRAUD: tuple[str, ...] = (
     "加微信", "私加微信", "微信号", "加微", "加企鹅", "企鹅号", "企鹅群", "扣扣号", "扣扣群", "加扣扣", "加qq", "qq号", "qq群",
     "薇信", "v信", "微x", "vx", "wx", "加v", "q号", "私我", "加群", "进群", "私聊我", "私信我", "看主页", "主页联系",
     "刷单", "刷单返利", "代开发票", "办证", "套现", "裸贷", "网贷秒批",
+    # Contact requests that name no app: the profile picture/page, "message me" slang.
+    "看我头像", "点我头像", "戳我头像", "看我主页", "点我主页", "加我好友", "加好友", "滴滴我", "私我拿", "找我拿货",
+    "绿泡泡",
+    # Fraud: invoices, loans, cash-out, prize scams.
+    "发票代开", "网贷", "黑白户", "无视征信", "不看征信", "秒下款", "洗钱", "跑分", "恭喜中奖", "中奖请联系", "领奖请联系",
+    "联系客服领取", "兼职日结", "日赚",
 )
 GAMBLING_DRUGS_SEX: tuple[str, ...] = (
     "赌博", "博彩", "网赌", "赌球", "赌钱", "黄色网站", "六合彩", "毒品", "冰毒", "海洛因", "摇头丸", "k粉", "大麻",
     "约炮", "裸聊", "色情", "嫖娼", "嫖客", "代孕",
+    # Gambling: venues, games, casino brands and the bonus ("彩金") their ads promise.
+    "赌场", "百家乐", "老虎机", "北京赛车", "彩金", "葡京", "新葡京", "威尼斯人", "金沙娱乐", "太阳城", "娱乐城",
+    "真人娱乐", "皇冠体育", "菠菜网", "菠菜平台", "网上赌", "线上赌",
+    # Drugs and their slang (叶子 = cannabis only in these phrases; 叶子 alone is a tea leaf).
+    "飞叶子", "抽叶子", "麻古", "可卡因", "鸦片", "迷药", "迷幻药", "听话水", "催情药", "春药", "吸毒", "贩毒",
+    # Sex.
+    "黄片", "黄网", "毛片", "色片", "成人视频", "成人电影", "成人网站", "黄色视频", "激情视频", "一夜情", "援交", "外围女",
+    "裸照", "福利姬",
 )
-GLOBAL_WORDS: tuple[str, ...] = INSULTS + ADS_AND_FRAUD + GAMBLING_DRUGS_SEX
+# Other shops and channels: a commerce room does not voice their prices or send viewers there. A room
+# selling on one of them lists it in `moderation.allow` (that word and its nicknames are then allowed).
+# 天猫 is left out: a brand's own flagship store is usually there.
+COMPETITORS: tuple[str, ...] = ("淘宝", "京东", "拼多多", "闲鱼", "1688", "抖店", "唯品会", "苏宁易购", "阿里巴巴批发")
+# Phrases with a listed word that are fine in every room (a carrier is not a shop: "发京东快递吗").
+BUILTIN_ALLOW: tuple[str, ...] = ("京东快递", "京东物流", "京东配送", "京东快运")
+GLOBAL_WORDS: tuple[str, ...] = INSULTS + ADS_AND_FRAUD + GAMBLING_DRUGS_SEX + COMPETITORS
+
+# Phrases that only mean a listed word in use (a gap of a few characters allowed, "代开各种发票"): regexes
+# over the dense text (letters and CJK only), each reported as its listed word.
+PATTERNS: dict[str, str] = {
+    "代开发票": r"代开.{0,4}发?票|(?:发票|票据).{0,2}代开",
+    "网贷": r"(?:贷款|借款|口子).{0,6}(?:秒批|秒到|秒下|下款|黑户|白户|无视|不看征信)",
+    "中奖诈骗": r"(?:恭喜|祝贺)(?:你|您)?(?:已|被)?(?:中奖|抽中|获得).{0,12}(?:联系|添加|加我|私信|私聊|客服|领取|点我|头像)"
+               r"|中奖.{0,6}(?:联系客服|加客服|私聊|私信|加我|点我头像)",
+    "免费领取": r"(?:免费|白)(?:领|送|拿).{0,10}(?:点我|看我|私我|私信我|加我|头像|主页)",
+    "刷单": r"兼职.{0,6}日[赚入结]|日[赚入结].{0,2}(?:过|上)?[百千万]",
+    "赌博": r"(?:娱乐|棋牌|体育|彩票|国际|官网|平台)(?:注册|开户|首充|首存|充值)(?:就|即)?送|注册(?:就|即)?送彩金",
+    "闲鱼": r"(?:去|在|上|到|逛)咸鱼|咸鱼(?:上|搜|买|卖|有|店|同款|二手|更便宜|便宜|才)",
+    "京东": r"(?:去|在|上|到|逛)(?:jd|狗东|某东)|(?<![a-z])jd(?:上|搜|买|有|店|自营|同款|更便宜|便宜)|(?:狗东|某东)(?!西)",
+    "看我头像": r"(?:看|点|戳|进|翻)(?:我|俺|一下我|下我)的?(?:头像|主页|签名|简介|资料|空间|动态|首页|个签)"
+               r"|(?:头像|签名|简介|个签)(?:里|上)?有(?:联系|v|微|q|扣|惊喜|福利|货源|好货|链接)",
+    "1688": r"(?<![0-9¥$.])1688(?![0-9.]|元|块|rmb|号|米|克|毫升|ml|g|k|w|人|个|件|万|千|百|年|分|次|天|罐)",
+}
+
+# The contact rule's view of a text: emoji that stand for a syllable or a word (🐴 for 妈/马, 🍑 for
+# 淘/桃, 🐧 for QQ's penguin), and latin look-alikes from other scripts (Cyrillic х, Greek ο).
+EMOJI_STANDINS: dict[str, str] = {
+    "🐴": "马", "🐎": "马", "🏇": "马", "🍑": "桃", "🐶": "狗", "🐕": "狗", "🐷": "猪", "🐖": "猪", "🐔": "鸡", "🐢": "龟",
+    "🐧": "企鹅", "🍃": "叶", "🌿": "叶", "💊": "药", "🎰": "赌", "🎲": "赌", "🔞": "成人", "💩": "屎", "🐟": "鱼", "🐠": "鱼",
+    "🐂": "牛", "🐮": "牛", "💰": "钱", "🈶": "有", "🈚": "无", "🉑": "可", "🈲": "禁", "🥚": "蛋", "🐭": "鼠", "🐍": "蛇",
+    "🍆": "茄", "💚": "绿", "🫧": "泡泡",
+}
+LOOKALIKES: dict[str, str] = {
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ү": "y", "һ": "h", "ɡ": "g",
+    "ь": "b", "п": "n", "г": "r", "и": "u", "л": "n", "д": "a",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
+    "χ": "x", "ω": "w", "μ": "u", "γ": "y", "ς": "s", "σ": "o", "λ": "a",
+}
 
 # Everyday words the segmenter's (older) dictionary lacks: a homophone of a listed word that is one
 # of these is the word itself, not an evasion ("微信支付" is not 薇信).
-EVERYDAY_WORDS: frozenset[str] = frozenset({"微信", "支付宝", "抖音", "快手", "拼多多", "淘宝", "京东", "天猫", "小红书", "直播间"})
+EVERYDAY_WORDS: frozenset[str] = frozenset({
+    "微信", "支付宝", "抖音", "快手", "拼多多", "淘宝", "京东", "天猫", "小红书", "直播间",
+    # homophones of listed words that are words of their own
+    "咸鱼", "网袋", "白吃", "圆角", "普京", "惊动", "独唱", "存货", "见货", "扫货", "压片", "弟弟", "小气", "消气",
+})
+# Chat abbreviations that are everyday slang, never taken for the initials of a listed word.
+COMMON_ABBREVIATIONS: frozenset[str] = frozenset({
+    "yyds", "xswl", "awsl", "dbq", "nsdd", "u1s1", "yysy", "zqsg", "bhys", "cpdd", "nbcs", "kswl", "plmm", "ssfd", "xjj",
+    "xgg", "yyq", "bdjw", "gg", "mm", "dd", "hhh", "www", "bbq", "ok", "diy", "vip", "app", "ceo", "kol", "dj", "bgm",
+})
 
 # Nicknames viewers use for an app, a contact or a shop: a listed word containing the key is also
 # listed with each nickname in its place ("加微信" → "加薇信", "加vx", …).
 ALIASES: dict[str, tuple[str, ...]] = {
-    "微信": ("薇信", "威信", "徽信", "微心", "维信", "卫星", "v信", "vx", "wx", "微x", "v"),
-    "qq": ("扣扣", "企鹅", "q号", "抠抠"),
-    "扣扣": ("qq", "企鹅"),
+    "微信": ("薇信", "威信", "徽信", "微心", "维信", "卫星", "v信", "vx", "wx", "微x", "v", "绿泡泡", "weixin"),
+    "qq": ("扣扣", "企鹅", "q号", "抠抠", "蔻蔻", "寇寇", "koukou"),
+    "扣扣": ("qq", "企鹅", "蔻蔻", "寇寇", "koukou"),
     "拼多多": ("拼夕夕", "pdd", "拼dd"),
-    "淘宝": ("某宝", "taobao", "桃宝"),
+    "淘宝": ("某宝", "taobao", "桃宝", "淘bao"),
+    "京东": ("某东", "狗东", "jingdong"),
+    "闲鱼": ("xianyu",),
     "抖音": ("某音", "dy"),
     "你妈": ("尼玛", "nm", "你吗"),
 }
@@ -61,7 +130,8 @@ CONTEXT_ALIASES: dict[str, str] = {
 ABBREVIATIONS: dict[str, str] = {
     "sb": "傻逼", "nmsl": "你妈死了", "wdnmd": "我屌你妈的", "mlgb": "马勒戈壁", "nmb": "你妈逼", "rnm": "日你妈",
     "cnm": "操你妈", "cnmb": "操你妈", "tmd": "他妈的", "gnmd": "滚你妈的", "qnmd": "去你妈的", "sqj": "死全家", "2b": "二逼",
-    "vx": "微信", "wx": "微信",
+    "vx": "微信", "wx": "微信", "mmp": "妈卖批", "nmd": "你妈的", "wcnm": "操你妈", "cnmd": "操你妈", "nmlgb": "马勒戈壁",
+    "bjl": "百家乐",
 }
 
 # -- answers --------------------------------------------------------------------------------------------
