@@ -6,7 +6,9 @@ Sources in order for an answer: the answer cache (exact, then similar) → the k
 Every sentence of an answer passes moderation — on its own and joined to what was said before it,
 so a listed word split across a sentence cut is caught — and the guard: absolute claims and prompt
 leaks for every source, grounding of figures and promises for model answers. A withheld answer
-sentence is replaced by the room's safe line and the answer ends there (never silence mid-answer).
+sentence is replaced by the room's safe line and the answer ends there (never silence mid-answer),
+except a sentence withheld for an absolute claim alone: it is left out and the answer goes on (the
+safe line if nothing else is left).
 Without a model, an FAQ entry that means the same (intent.FaqMatcher) answers before passages.
 Script, operator and thanks lines pass moderation only. Only answers voiced whole go into the
 answer cache, with their passage ids and the KB version they were answered under. What was decided (source, passages,
@@ -305,6 +307,9 @@ class Brain:
             if ans.spoken:
                 self._remember(ans.line, question, "".join(ans.spoken))
                 return
+            if ans.pending_drops:  # every sentence of the KB's answer withheld: the safe line, not chit-chat
+                yield self._emit(ans, self.cfg.guard.safe_line, "fallback", ("guard: replaced",), content=False)
+                return
         ans.source, ans.passage_ids = "fallback", ()
         yield self._fallback(ans)
 
@@ -462,12 +467,20 @@ class Brain:
             if leak:
                 g = GuardVerdict(False, f"prompt leak: {leak}")
         if not g.ok:
+            if g.reason.startswith("absolute claim"):
+                self._drop(ans, text, f"guard: {g.reason}")  # said on its own: only this sentence goes
+                return None
             return self._withhold(ans, text, f"guard: {g.reason}")
         return self._moderated(ans, text, source)
 
     def _grounded(self, ans: _Answer, text: str, guard: GroundingGuard) -> Sentence | None:
         g = guard.check(text)
         if not g.ok:
+            if g.reason.startswith("absolute claim"):
+                # An absolute claim is a sentence of its own to leave out, not a sign the model invents: the
+                # answer goes on without it ("销量第一。回购的老客很多。" → "回购的老客很多。").
+                self._drop(ans, text, f"grounding: {g.reason}")
+                return None
             if not ans.spoken:
                 # Nothing of the model's answer said yet: drop the model and answer from the KB instead.
                 self._drop(ans, text, f"grounding: {g.reason}")

@@ -26,7 +26,13 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from broadcaster.brain.textnorm import normalize
-from broadcaster.brain.wordlists import ABSOLUTE_CLAIMS, PROMISES
+from broadcaster.brain.wordlists import (
+    ABSOLUTE_CLAIMS,
+    PROMISES,
+    RETURN_CONDITIONS,
+    RETURN_RESTRICTIONS,
+    RETURN_WORDS,
+)
 
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
@@ -96,6 +102,39 @@ _LEAK_PHRASES = re.compile(
     re.IGNORECASE,
 )
 _ABSOLUTE = re.compile("|".join(f"(?:{p})" for p in ABSOLUTE_CLAIMS), re.IGNORECASE)
+_RETURN = re.compile(RETURN_WORDS)
+_CONDITIONS = [(label, re.compile(rx)) for label, rx in RETURN_CONDITIONS]
+_RESTRICTIONS = re.compile(RETURN_RESTRICTIONS)
+_NEGATION = re.compile(r"(?:未|不|没|没有|无需|不用|别|勿|不能|不可|不支持)$")
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]+")
+_CLAUSE_END = re.compile(r"[，,、：:]+")
+
+
+def return_units(text: str) -> list[str]:
+    """The return-policy statements of a text: clauses up to one that names a return ("拆封后如有质量问题，
+    也可以退" is one), a trailing clause without one joined to the statement before it."""
+    units: list[str] = []
+    for sentence in _SENTENCE_END.split(text):
+        pending = ""
+        for clause in _CLAUSE_END.split(sentence):
+            pending += clause
+            if _RETURN.search(clause):
+                units.append(pending)
+                pending = ""
+        if pending and units and _RETURN.search(units[-1]) and sentence:
+            units[-1] += pending
+    return [u for u in units if _RETURN.search(u)]
+
+
+def return_conditions(unit: str) -> set[tuple[str, bool]]:
+    """The conditions a return statement names, each with its polarity ("未拆封" → ("拆封", False))."""
+    out: set[tuple[str, bool]] = set()
+    for label, rx in _CONDITIONS:
+        for m in rx.finditer(unit):
+            out.add((label, not _NEGATION.search(unit[max(0, m.start() - 4) : m.start()])))
+    return out
+
+
 _GIFT_OBJECT = re.compile(
     rf"(?:送|赠送|附赠|赠)(?:给)?(?:你|您|大家|各位|粉丝)?(?:们)?(?:[{_CN_NUM}\d]+[{_CLASSIFIERS}])?([\u4e00-\u9fff]{{2}})"
 )
@@ -297,6 +336,7 @@ class GroundingGuard:
         self.absolute_claims = absolute_claims
         self._promise_res = _promise_res(tuple(extra_promises))
         self._joined = "\n".join(self.texts)
+        self._return_units = [u for t in self.texts for u in return_units(t)]
 
     def check(self, sentence: str) -> GuardVerdict:
         leak = self._leak(sentence)
@@ -318,7 +358,20 @@ class GroundingGuard:
                     continue
                 if not self._promise_grounded(label, rx, n):
                     return GuardVerdict(False, f"ungrounded promise {m.group(0)} ({label})")
+            for unit in return_units(n):
+                conds = return_conditions(unit)
+                if conds and not self._return_grounded(conds, unit):
+                    said = "、".join(("" if pos else "非") + label for label, pos in sorted(conds))
+                    return GuardVerdict(False, f"ungrounded promise {unit} (退换 under {said})")
         return GuardVerdict(True)
+
+    def _return_grounded(self, conds: set[tuple[str, bool]], unit: str) -> bool:
+        """A passage statement names every condition the same way, and the sentence keeps its restrictions."""
+        restricted = bool(_RESTRICTIONS.search(unit))
+        for stated in self._return_units:
+            if conds <= return_conditions(stated) and (restricted or not _RESTRICTIONS.search(stated)):
+                return True
+        return False
 
     def check_claims(self, sentence: str) -> GuardVerdict:
         """Absolute claims only (applies to every answer source, the KB and the cache included)."""

@@ -147,6 +147,19 @@ ABSOLUTE_CLAIMS: tuple[str, ...] = (
 
 # Promises: (label, regex). Each is voiced only when a passage matches the same regex (or one of
 # the label's equivalents in PROMISE_EVIDENCE).
+# Conditions of a return/refund promise (label, regex): a sentence that promises a return under a
+# condition is voiced only when one passage clause states the same condition the same way (未拆封 is
+# not 拆封); restrictions a passage clause adds (质量问题) must be said too.
+RETURN_WORDS = r"退|包换|能换|可以换|换货|换新"
+RETURN_CONDITIONS: tuple[tuple[str, str], ...] = (
+    ("拆封", r"拆封|开封|拆开|打开|拆了|开了|启封|拆过|开过|拆包装|开袋"),
+    ("使用", r"喝过|用过|使用过|泡过|吃过|穿过|洗过|试过"),
+    ("无理由", r"无理由|无条件|随便退|随意退|任何原因|什么原因都|不需要理由|不用理由"),
+    ("随时", r"随时|任何时候|永久|终身|多久都|不限时|无限期"),
+    ("全额", r"全额|全款|一分不少"),
+    ("运费", r"运费|邮费"),
+)
+RETURN_RESTRICTIONS = r"质量问题|破损|坏了|受潮|异味|漏|瑕疵|错发|少发"
 PROMISES: tuple[tuple[str, str], ...] = (
     ("买赠", r"买[一二两三四五六七八九十\d]+送[一二两三四五六七八九十\d]+|买.{0,4}送"),
     ("半价", r"半价|对折"),
@@ -162,6 +175,13 @@ PROMISES: tuple[tuple[str, str], ...] = (
     ("分期", r"免息|分期"),
     ("秒杀", r"秒杀|限时|抢购|清仓"),
     ("七天无理由", r"[七7]天无理由"),
+    # Urgency and price changes: a deadline or a price rise the seller must actually have announced.
+    ("涨价/限时", r"涨价|提价|调价|恢复原价|回到原价|恢复日常价|变回原价|(?:明天|明日|下播|过了今天|今天过后|活动结束|"
+                r"以后|过几天|下周|下次).{0,6}(?:就?涨|会?贵|原价|恢复|没有了|没了|取消|结束|不是这个价)|"
+                r"最后一天|最后[一1]波|最后[几\d一二三两]+[单件罐份个]|仅限今[天日晚]|只有今[天晚]|只限今[天晚]|就今[天晚]|"
+                r"错过.{0,4}(?:没有|再等|就没)|(?:马上|即将|很快)(?:恢复|涨|下架|截止|结束|没了|售罄|断货)|下架|"
+                r"库存(?:不多|紧张|告急)|只剩|仅剩|卖完就没|手慢无|"
+                r"(?:明天|以后|一直|永远|长期)(?:还是|都是|也是)这个价|价格(?:一直)?不变|长期有效|永久有效"),
     ("赠品", r"赠品|赠送|附赠|免费送|加送|额外送|白送|送.{0,4}(?:杯|礼|盒|壶|套|包|罐|份|个|只|件|样)|"
            r"(?:还|再|另|就|都)送(?![达到货出往去回])|送(?:你|您|大家|粉丝|各位)"),
 )
