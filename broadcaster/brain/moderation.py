@@ -84,6 +84,7 @@ _CONTACT = re.compile(
     # an app and an id of letters and digits: "微信tea888", "vx搜yunwu666", "微x:abc123"
     rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号|是|搜索|搜|:){{0,3}}(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{{3,}}"
     r"|(?<![a-z])(?:v|q|微|薇|威|扣):[a-z0-9_-]{4,}"  # "v:tea888"
+    rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号)?:[a-z][a-z0-9_-]{{3,}}"  # "微信：tea-shop"
     # a phone number asked for by name: "电话：壹叁捌…", "tel 139 0000 2222"
     r"|(?:电话|手机号|手机|tel|phone|dianhua|shouji|联系方式|联系我|联系|call|打|拨打)(?:号码|号|是|:){0,2}\d{7,}"
     # a long number with a contact verb: "12345678 找我"

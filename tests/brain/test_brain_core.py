@@ -403,3 +403,17 @@ async def test_absolute_claims_in_the_kb_are_withheld(kb_dir: Path) -> None:
         await brain2.close()
     finally:
         await brain.close()
+
+
+async def test_an_absolute_claim_said_on_its_own_takes_only_itself(kb_dir: Path) -> None:
+    faq = kb_dir / "faq.yaml"
+    faq.write_text(faq.read_text(encoding="utf-8") + "- q: [卖得怎么样]\n  a: 这是全网销量第一的杯子。回头客很多。\n",
+                   encoding="utf-8")
+    brain = Brain("core-abs3", _cfg(kb_dir), MOD)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("卖得怎么样"))
+        assert [s.text for s in out] == ["回头客很多。"]
+        assert "absolute claim" in out[0].dropped[0]["reason"]
+    finally:
+        await brain.close()

@@ -107,3 +107,25 @@ def test_question_numbers_ground_nothing_and_checks_can_be_turned_off() -> None:
     assert GroundingGuard(TEA, RULES, promises=False).check("买一送一。").ok
     assert GroundingGuard(TEA, RULES, grounding=False).check("只要9块9。").ok
     assert not GroundingGuard(TEA, RULES, extra_promises=["拍下立减"]).check("拍下立减。").ok
+
+
+# -- heldout5's promise classes: conditional returns, urgency and price changes ---------------------------
+
+RETURNS = ["未拆封支持七天无理由退换；拆封后如有受潮、异味等质量问题，也可以退，运费由我们承担。", "每罐附赠一个竹制茶匙，赠完即止。"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["开封了也能七天无理由退。", "喝过了也可以随便退。", "拆开以后也能退。", "随时都能无理由退换。", "明天恢复原价。",
+     "下播就涨价了。", "仅限今天这个价。", "库存不多了，手慢无。", "马上下架了。", "以后一直是这个价。"],
+)
+def test_conditional_returns_and_urgency_are_promises(sentence: str) -> None:
+    assert not GroundingGuard(RETURNS, RULES).check(sentence).ok, sentence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["没拆封的可以七天无理由退换。", "拆封后有质量问题也可以退。", "受潮了可以退，运费我们出。", "赠完即止。", "支持七天无理由退换。"],
+)
+def test_returns_as_the_kb_states_them_pass(sentence: str) -> None:
+    assert GroundingGuard(RETURNS, RULES).check(sentence).ok, GroundingGuard(RETURNS, RULES).check(sentence)

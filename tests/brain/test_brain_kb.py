@@ -96,3 +96,11 @@ async def test_rebuilds_when_files_change(kb_dir: Path) -> None:
     assert await kb.maybe_rebuild() is False  # unchanged: no rebuild
     assert kb.builds == 3
     assert time.perf_counter() - t < 5
+
+
+def test_slot_synonyms_of_heldout5_classes() -> None:
+    from broadcaster.brain.intent import slots
+
+    for q in ("保存期限是多久", "有效期到什么时候", "放久了会坏吗", "开封后能存多久"):
+        assert "shelf_life" in slots(q), q
+    assert slots("茶是几级的") == {"grade"} and slots("净重多少") == {"weight"} and slots("能开专票吗") == {"invoice"}

@@ -112,3 +112,50 @@ def test_issue14_rules_can_be_turned_off() -> None:
     assert m.check("nmsl").ok and m.check("W信").ok and m.check("加薇信").ok is False  # 薇信 is listed itself
     assert m.check("qq 12345678").ok
     assert not moderator_from_config(ModerationConfig()).check("nmsl").ok
+
+
+# -- heldout5's evasion classes (written for these tests, not copied from the set) -----------------------
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # contact ids in any numeral system, split, dotted, by sound, look-alike letters, emoji
+        ("手机 幺叁玖 零零零零 捌捌捌捌", "联系方式"), ("扣扣 ⑦⑦⑦ 八八八 9", "联系方式"), ("q.u.n 号 55667788", "联系方式"),
+        ("w.e.i.x.i.n: tea999", "联系方式"), ("抠抠 87654321 速来", "联系方式"), ("寇寇：66668888", "联系方式"),
+        ("企鵝號 1234567", "联系方式"), ("🐧 12345678", "联系方式"), ("微信 tеа777", "联系方式"),  # Cyrillic е, а
+        ("为新：cha_999", "联系方式"), ("加我微。信 leaf2026", "联系方式"), ("V: leaf888", "联系方式"),
+        ("看我简介有惊喜", "看我头像"), ("点我主页领试喝", "点我主页"), ("滴滴我有内部价", "滴滴我"), ("加个好友细聊", "加好友"),
+        # competitors, with emoji and nicknames
+        ("🍑宝更便宜", "淘宝"), ("狗东自营更快", "京东"), ("jd上才69", "京东"), ("去闲鱼收二手", "闲鱼"),
+        ("咸鱼上有人卖", "闲鱼"), ("1688拿货才十块", "1688"), ("抖店同款", "抖店"),
+        # insults with emoji and regional words
+        ("你个🐶东西", "狗东西"), ("草泥🐴", "草泥马"), ("脑tan主播", "脑瘫"), ("滚 犊 子", "滚犊子"), ("MMP", "妈卖批"),
+        ("辣鸡主播", "垃圾主播"),
+        # gambling, drugs, sex, fraud
+        ("线上du场开业", "赌场"), ("bjl稳赢", "百家乐"), ("新葡京开户", "新葡京"), ("体育平台注册就送", "赌博"),
+        ("飞叶子吗兄弟", "飞叶子"), ("🔞视频", "成人视频"), ("看huang片", "黄片"), ("代开普通发票", "代开发票"),
+        ("贷款不看征信秒下款", "网贷"), ("恭喜您被抽中请添加客服", "中奖诈骗"), ("免费送手机看我主页", "免费领取"),
+    ],
+)
+def test_heldout5_classes_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["笑死我了", "累死我了今天", "香死我了这个茶", "弟弟我也想要", "北京东城区能到吗", "南京东路有店吗", "京东快递能发吗",
+     "咸鱼翻身了", "这款1688元吗", "叶子是一芽一叶吗", "黄山毛峰有吗", "成人每天喝几杯", "发票抬头怎么写",
+     "福袋中奖了怎么领", "主播头像是你家猫吗", "小Q同学来了", "4g比3g快吗", "订单号一二三四怎么查", "废物利用做花盆",
+     "走了狗屎运中了福袋", "🍵🍵好喝", "🐶🐶能喝吗", "群众都说好"],
+)
+def test_heldout5_near_misses_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
+
+
+def test_own_platform_can_be_allowed() -> None:
+    m = build_moderator([], use_global=True, words_file=None, allow=["淘宝"], pinyin=True, action="drop")
+    assert m.check("淘宝上也有我们店").ok and m.check("某宝旗舰店").ok
+    assert not m.check("京东更便宜").ok
+    assert not build_moderator([], use_global=True, words_file=None, allow=[], pinyin=True, action="drop").check("淘宝上也有").ok
