@@ -28,6 +28,7 @@ from rapidfuzz import fuzz
 from broadcaster.brain.textnorm import normalize
 from broadcaster.brain.wordlists import (
     ABSOLUTE_CLAIMS,
+    EXACT_PROMISES,
     PROMISES,
     RETURN_CONDITIONS,
     RETURN_RESTRICTIONS,
@@ -393,6 +394,8 @@ class GroundingGuard:
     def _promise_grounded(self, label: str, rx: re.Pattern[str], sentence: str) -> bool:
         if not rx.search(self._joined):
             return False
+        if label in EXACT_PROMISES:  # every one the sentence names, by name
+            return all(m.group(0) in self._joined for m in rx.finditer(sentence))
         if label == "赠品":
             m = _GIFT_OBJECT.search(sentence)
             if m is not None and m.group(1) not in self._joined:

@@ -76,21 +76,25 @@ _DENSE_CHAR = re.compile(r"[a-z\u3400-\u9fff\uf900-\ufaff]")
 # A homophone or a crossing match that is a word this common (jieba dictionary frequency) is a real word.
 COMMON_WORD_FREQ = 100
 # Contact rules, over contact views of a text (see _contact_views): digits, ids and app names as read.
-_APP = r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun)"
+_APP = (r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun|纸飞机|飞机号|tg|telegram|"
+        r"whatsapp|抖音号|快手号|dy号|小红书号|微博号)")
 _CONTACT = re.compile(
     r"(?<!\d)1[3-9]\d{9}(?!\d)"  # a mainland mobile number
     # an app (or a one-letter/one-character nickname) and a number: "qq 12345678", "qun号 123456789"
-    rf"|(?<![a-z])(?:{_APP}|q|v|扣|微|薇|威)(?:号码|号|群号|群|id|账号|帐号|是|搜索|搜|:){{0,3}}\d{{5,}}"
+    rf"|(?<![a-z])(?:{_APP}|q|v|扣|微|薇|威)(?:号码|号|群号|群|id|账号|帐号|是|搜索|搜|:|@){{0,3}}\d{{5,}}"
     # an app and an id of letters and digits: "微信tea888", "vx搜yunwu666", "微x:abc123"
-    rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号|是|搜索|搜|:){{0,3}}(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{{3,}}"
+    rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号|是|搜索|搜|:|@){{0,3}}(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{{3,}}"
     r"|(?<![a-z])(?:v|q|微|薇|威|扣):[a-z0-9_-]{4,}"  # "v:tea888"
-    rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号)?:[a-z][a-z0-9_-]{{3,}}"  # "微信：tea-shop"
+    rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号)?[:@][a-z][a-z0-9_-]{{3,}}"  # "微信：tea-shop"
     # a phone number asked for by name: "电话：壹叁捌…", "tel 139 0000 2222"
     r"|(?:电话|手机号|手机|tel|phone|dianhua|shouji|联系方式|联系我|联系|call|打|拨打)(?:号码|号|是|:){0,2}\d{7,}"
     # a long number with a contact verb: "12345678 找我"
     r"|(?<!\d)\d{6,}(?!\d)(?:找我|加我|联系|私我|私聊|进来|进群|来撩|滴滴|call)"
     rf"|(?<!参)[加私](?:我|个|一下|1下|下)?(?:v|vx|wx|q|qq|扣扣|微信|企鹅|绿泡泡|koukou|weixin)(?![a-z])"  # "加个v"
     r"|主页.{0,3}(?:联系|加我|私我|v|微)"  # "主页有联系方式"
+    r"|(?<!参)加我?:?(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{3,}(?![a-z0-9])"  # "加我tea888"
+    r"|搜(?:索)?:?(?:(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{4,}|\d{6,})"  # "搜 yunwu666"
+    r"|[a-z0-9-]{3,}(?:点|dot)(?:com|cn|net|top|xyz|vip|shop|cc)(?![a-z0-9])"  # "tea888点com"
     rf"|{_APP}(?:号码?)?(?:是|发|给)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少|一下|1下|我)",
 )
 # Numerals of every system → digits (for the contact views only: "八" is a digit there, not a word).
@@ -114,9 +118,23 @@ _COMPLEMENT = frozenset("死")
 _FOLD = str.maketrans({**EMOJI_STANDINS, **LOOKALIKES, **{k.upper(): v for k, v in LOOKALIKES.items() if k.upper() != k}})
 
 
+_ENCLOSED = str.maketrans({
+    **{chr(0x1F150 + i): chr(0x61 + i) for i in range(26)},  # 🅐 negative circled
+    **{chr(0x1F170 + i): chr(0x61 + i) for i in range(26)},  # 🅰 negative squared
+    **{chr(0x1F1E6 + i): chr(0x61 + i) for i in range(26)},  # 🇦 regional indicators
+    "×": "x", "✘": "x", "✗": "x",
+})
+_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u20d0-\u20dc\u20de-\u20ff]")  # not the keycap U+20E3
+
+
 def fold(text: str) -> str:
-    """Emoji stand-ins (🐴 → 马, 🍑 → 桃) and look-alike letters of other scripts (Cyrillic х → x) read as meant."""
-    return text.translate(_FOLD)
+    """Emoji stand-ins (🐴 → 马, 🍑 → 桃), look-alike letters of other scripts (Cyrillic х → x), enclosed
+    letters (🅥 → v) and diacritics (wēi xìn → wei xin) read as meant."""
+    text = text.translate(_FOLD).translate(_ENCLOSED)
+    if not text.isascii():
+        text = _COMBINING.sub("", unicodedata.normalize("NFD", text))
+        text = unicodedata.normalize("NFC", text)
+    return text
 
 
 @functools.lru_cache(maxsize=16384)
@@ -283,6 +301,12 @@ class Moderator:
                             elif variant:
                                 abbreviations.setdefault(variant, word)
         listed_dense = {dense(w) for w in listed}
+        # A competitor's name with its last characters masked by x ("拼xx", "唯品x", "淘x"): the first stays.
+        competitors = {dense(c) for c in COMPETITORS} & listed_dense
+        for c in competitors:
+            if len(c) >= 2 and all(is_cjk_char(ch) for ch in c) and (len(c) >= 3 or c == "淘宝"):
+                for k in range(1, len(c)):
+                    forms.setdefault(c[:k] + "x" * (len(c) - k), (c, "text"))
         self._context = [(word, re.compile(rx)) for word, rx in CONTEXT_ALIASES.items() if aliases and word in listed_dense]
         if initials:
             for abbr, meaning in ABBREVIATIONS.items():

@@ -23,7 +23,7 @@ INSULTS: tuple[str, ...] = (
     "贱人", "杂种", "畜生", "憨批", "fuck", "shit", "bitch", "asshole",
     # Common chat insults (regional ones included: 滚犊子 north-east, 妈卖批 Sichuan, 龟儿子 Sichuan).
     "脑瘫", "滚犊子", "妈卖批", "傻狗", "蠢货", "蠢猪", "白痴", "弱智", "贱货", "骚货", "人渣", "滚蛋",
-    "王八蛋", "龟儿子", "狗娘养的", "傻缺", "傻帽", "垃圾主播", "你妈没了", "你妈无了", "神经病", "废物", "狗屎",
+    "王八蛋", "龟儿子", "狗娘养的", "傻缺", "傻帽", "垃圾主播", "你妈没了", "你妈无了", "神经病", "废物", "狗屎", "狗主播", "丑八怪",
 )
 ADS_AND_FRAUD: tuple[str, ...] = (
     "加微信", "私加微信", "微信号", "加微", "加企鹅", "企鹅号", "企鹅群", "扣扣号", "扣扣群", "加扣扣", "加qq", "qq号", "qq群",
@@ -44,10 +44,10 @@ GAMBLING_DRUGS_SEX: tuple[str, ...] = (
     "赌场", "百家乐", "老虎机", "北京赛车", "彩金", "葡京", "新葡京", "威尼斯人", "金沙娱乐", "太阳城", "娱乐城",
     "真人娱乐", "皇冠体育", "菠菜网", "菠菜平台", "网上赌", "线上赌", "荷官", "押大小",
     # Drugs and their slang (叶子 = cannabis only in these phrases; 叶子 alone is a tea leaf).
-    "飞叶子", "抽叶子", "麻古", "可卡因", "鸦片", "曲马多", "迷药", "迷幻药", "听话水", "催情药", "春药", "吸毒", "贩毒",
+    "飞叶子", "抽叶子", "麻古", "可卡因", "鸦片", "曲马多", "麻果", "嗨药", "迷药", "迷幻药", "听话水", "催情药", "春药", "吸毒", "贩毒",
     # Sex.
     "黄片", "黄网", "毛片", "色片", "成人视频", "成人电影", "成人网站", "黄色视频", "激情视频", "一夜情", "援交", "外围女",
-    "裸照", "福利姬",
+    "裸照", "福利姬", "色图", "黄图", "涩图",
 )
 # Other shops and channels: a commerce room does not voice their prices or send viewers there. A room
 # selling on one of them lists it in `moderation.allow` (that word and its nicknames are then allowed).
@@ -62,7 +62,7 @@ GLOBAL_WORDS: tuple[str, ...] = INSULTS + ADS_AND_FRAUD + GAMBLING_DRUGS_SEX + C
 # over the dense text (letters and CJK only), each reported as its listed word.
 PATTERNS: dict[str, str] = {
     "代开发票": r"代开.{0,4}发?票|(?:发票|票据).{0,2}代开",
-    "网贷": r"(?:贷款|借款|口子).{0,6}(?:秒批|秒到|秒下|下款|黑户|白户|无视|不看征信)",
+    "网贷": r"(?:贷款|借款|口子).{0,6}(?:秒批|秒到|秒下|下款|黑户|白户|无视|不看征信)|黑户.{0,4}(?:可贷|能贷|贷款|下款|借)",
     "中奖诈骗": r"(?:恭喜|祝贺)(?:你|您)?(?:已|被)?(?:中奖|抽中|获得).{0,12}(?:联系|添加|加我|私信|私聊|客服|领取|点我|头像)"
                r"|中奖.{0,6}(?:联系客服|加客服|私聊|私信|加我|点我头像)",
     "免费领取": r"(?:免费|白)(?:领|送|拿).{0,10}(?:点我|看我|私我|私信我|加我|头像|主页)",
@@ -76,6 +76,12 @@ PATTERNS: dict[str, str] = {
     "黄片": r"看片.{0,3}(?:加|私|找|滴|戳)|(?:资源|片源).{0,3}(?:私我|加我|找我|滴我)",
     "大麻": r"叶子.{0,3}(?:有货|到货|私我?|加我|找我|滴我|要的私)",
     "彩金": r"首[充存]送|充值送彩金",
+    # Risky as words (their homophones are everyday: 实时采…), safe as exact phrases.
+    "时时彩": r"时时彩|幸运飞艇|pk10|pk拾|彩票(?:平台|计划|导师|内部|群|网站?)",
+    "刷单兼职": r"兼职.{0,4}(?:打字员?|点赞员?|刷|手机就能|在家)|点赞员|打字员|(?:在家|手机)(?:就能|也能|轻松)(?:赚|月入|日入)|"
+              r"月入(?:过|上)?[万1-9]",
+    "别家价格": r"(?:别家|隔壁|其他直播间|别的直播间|别人家|外面)(?:直播间|店|店铺)?(?:才|只要|只|就|卖)+\d",
+    "私信": r"(?:需要|要的|想要|有意|感兴趣|了解)(?:的)?.{0,2}(?:私信|私聊|私我|滴滴|dd|戳我|加我)(?!主播|客服|店|官方|小助手)",
     "1688": r"(?<![0-9¥$.])1688(?![0-9.]|元|块|rmb|号|米|克|毫升|ml|g|k|w|人|个|件|万|千|百|年|分|次|天|罐)",
 }
 
@@ -113,7 +119,7 @@ COMMON_ABBREVIATIONS: frozenset[str] = frozenset({
 # Nicknames viewers use for an app, a contact or a shop: a listed word containing the key is also
 # listed with each nickname in its place ("加微信" → "加薇信", "加vx", …).
 ALIASES: dict[str, tuple[str, ...]] = {
-    "微信": ("薇信", "威信", "徽信", "微心", "维信", "卫星", "v信", "vx", "wx", "微x", "v", "绿泡泡", "weixin"),
+    "微信": ("薇信", "威信", "徽信", "微心", "维信", "卫星", "v信", "vx", "wx", "微x", "v", "绿泡泡", "weixin", "wechat"),
     "qq": ("扣扣", "企鹅", "q号", "抠抠", "蔻蔻", "寇寇", "koukou"),
     "扣扣": ("qq", "企鹅", "蔻蔻", "寇寇", "koukou"),
     "拼多多": ("拼夕夕", "pdd", "拼dd"),
@@ -148,7 +154,7 @@ ABSOLUTE_CLAIMS: tuple[str, ...] = (
     r"最(?!近|后|终|多|少|迟|晚|早|初|好(?:是|用|别|不要|不|在|先|把|放|冲|泡|买|选|等|能|可以|尽快))",
     r"第一(?!次|泡|步|天|个|杯|遍|口|批|件|位|时间|道|轮|期|章|条|罐|眼|印象)",
     r"(?:国家|世界|全球|宇宙)级", r"顶级", r"极品", r"极致", r"顶尖", r"首选", r"唯一", r"独一无二", r"绝无仅有",
-    r"史上", r"全网最低", r"王牌", r"冠军", r"no\.?\s*1(?!\d)", r"top\s*1(?!\d)", r"100%", r"百分之百", r"万能", r"领导品牌",
+    r"史上", r"全网最低", r"王牌", r"冠军", r"销冠", r"独家", r"首[个家款](?!单)", r"祖传", r"特供", r"专供", r"no\.?\s*1(?!\d)", r"top\s*1(?!\d)", r"100%", r"百分之百", r"万能", r"领导品牌",
 )
 
 # Promises: (label, regex). Each is voiced only when a passage matches the same regex (or one of
@@ -156,6 +162,8 @@ ABSOLUTE_CLAIMS: tuple[str, ...] = (
 # Conditions of a return/refund promise (label, regex): a sentence that promises a return under a
 # condition is voiced only when one passage clause states the same condition the same way (未拆封 is
 # not 拆封); restrictions a passage clause adds (质量问题) must be said too.
+# Labels whose passages must contain the very phrase the sentence says (顺丰 is not grounded by 中通).
+EXACT_PROMISES: frozenset[str] = frozenset({"快递公司", "品质承诺", "发货时效"})
 RETURN_WORDS = r"退|包换|能换|可以换|换货|换新"
 RETURN_CONDITIONS: tuple[tuple[str, str], ...] = (
     ("拆封", r"拆封|开封|拆开|打开|拆了|开了|启封|拆过|开过|拆包装|开袋"),
@@ -181,6 +189,14 @@ PROMISES: tuple[tuple[str, str], ...] = (
     ("分期", r"免息|分期"),
     ("秒杀", r"秒杀|限时|抢购|清仓"),
     ("七天无理由", r"[七7]天无理由"),
+    # Named facts a passage must name itself (the same phrase, see EXACT_PROMISES): carriers, quality
+    # and origin claims, shipping speed.
+    ("快递公司", r"顺丰|圆通|中通|申通|韵达|极兔|德邦|邮政|ems|京东快递|京东物流|百世|天天快递"),
+    ("品质承诺", r"无农药|零农残|没有农药|农残为零|有机|纯天然|无添加|零添加|不含(?:任何)?(?:添加剂|防腐剂|香精|色素|农药)|"
+               r"绿色食品|无公害|正品保证|保证正品|假一|保真|原产地直供|产地直发"),
+    ("发货时效", r"(?:当天|当日|今天|马上|立刻|立即)(?:就|会|都|能|可以)?发(?:货|出|走)|当天发|当日发|次日达|隔日达|明天就到|"
+               r"今天下单明天到|[秒闪]发"),
+    ("运费险", r"运费险|退货险"),
     # Urgency and price changes: a deadline or a price rise the seller must actually have announced.
     ("涨价/限时", r"涨价|提价|调价|恢复原价|回到原价|恢复日常价|变回原价|(?:明天|明日|下播|过了今天|今天过后|活动结束|"
                 r"以后|过几天|下周|下次).{0,6}(?:就?涨|会?贵|原价|恢复|没有了|没了|取消|结束|不是这个价)|"

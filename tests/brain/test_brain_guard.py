@@ -129,3 +129,13 @@ def test_conditional_returns_and_urgency_are_promises(sentence: str) -> None:
 )
 def test_returns_as_the_kb_states_them_pass(sentence: str) -> None:
     assert GroundingGuard(RETURNS, RULES).check(sentence).ok, GroundingGuard(RETURNS, RULES).check(sentence)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "ok"),
+    [("默认发圆通快递。", True), ("默认发顺丰。", False), ("当天就发货。", False), ("纯天然无农药。", False),
+     ("我们是独家代理。", False), ("付款后24小时内发货。", True), ("首单立减。", True)],
+)
+def test_named_facts_need_the_same_name_in_a_passage(sentence: str, ok: bool) -> None:
+    guard = GroundingGuard(["全国包邮，付款后24小时内发货，默认圆通快递。"], RULES)
+    assert guard.check(sentence).ok is ok, guard.check(sentence)
