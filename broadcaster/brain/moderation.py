@@ -78,6 +78,7 @@ COMMON_WORD_FREQ = 100
 # Contact rules, over contact views of a text (see _contact_views): digits, ids and app names as read.
 _APP = (r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun|纸飞机|飞机号|tg|telegram|"
         r"whatsapp|抖音号|快手号|dy号|小红书号|微博号)")
+_APP_CORE = r"(?:qq|扣扣|koukou|企鹅|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|薇信|威信)"  # apps that are never other words
 _CONTACT = re.compile(
     r"(?<!\d)1[3-9]\d{9}(?!\d)"  # a mainland mobile number
     # an app (or a one-letter/one-character nickname) and a number: "qq 12345678", "qun号 123456789"
@@ -95,7 +96,7 @@ _CONTACT = re.compile(
     r"|(?<!参)加我?:?(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{3,}(?![a-z0-9])"  # "加我tea888"
     r"|搜(?:索)?:?(?:(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{4,}|\d{6,})"  # "搜 yunwu666"
     r"|[a-z0-9-]{3,}(?:点|dot)(?:com|cn|net|top|xyz|vip|shop|cc)(?![a-z0-9])"  # "tea888点com"
-    rf"|{_APP}(?:号码?)?(?:是|发|给)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少|一下|1下|我)",
+    rf"|{_APP_CORE}(?:号码?)?(?:是|发|给)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少|一下|1下|我)",
 )
 # Numerals of every system → digits (for the contact views only: "八" is a digit there, not a word).
 _NUMERALS = str.maketrans({

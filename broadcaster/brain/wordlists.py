@@ -3,7 +3,10 @@
 Provenance and licence: these lists were written by hand for this project by its engineers, from
 general knowledge of what Chinese live-commerce platforms forbid and of how viewers dodge filters
 (initials, pinyin, look-alike characters, app nicknames). No third-party word list was copied; they
-are under the project's own licence. They are deliberately short and high-precision: a room adds
+are under the project's own licence. The same holds for what was added after heldout5's one run
+(competitor platforms, casino/drug/sex/fraud vocabulary, regional insults, emoji stand-ins, Cyrillic and
+Greek look-alikes, the gapped PATTERNS, return conditions and urgency promises): written by hand from
+general knowledge of live-chat evasion, not from any list. They are deliberately short and high-precision: a room adds
 its own words (`moderation.words` / `words_file`), and every listed word is also matched through
 the evasions the moderator undoes (pinyin and homophones, initials, one-letter syllables, splits).
 

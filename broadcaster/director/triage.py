@@ -31,7 +31,7 @@ from common.bounded import BoundedDict
 from danmaku.event import MILLI_PER_CNY, Event, EventKind
 
 _QUESTION_RE = re.compile(
-    r"[?？]|吗|呢|么|多少|几[个天号点时]|怎么|怎样|如何|什么|哪|为什么|为啥|能不能|可不可以|可以吗|有没有|是不是|"
+    r"[?？]|吗|呢|么|多少|几[个天号点时度克分次岁斤两年月周罐杯种款]|怎么|怎样|如何|什么|哪|为什么|为啥|能不能|可不可以|可以吗|有没有|是不是|"
     r"要不要|会不会|好不好|请问|咋|啥|多[大久重长高远宽厚]|(.)不\1|"
     r"\b(?:how|what|when|where|why|which|can|does|is there)\b",
     re.IGNORECASE,
