@@ -13,6 +13,13 @@ voiced only when a passage makes the same promise (a gift only when the passage 
 absolute claims the Advertising Law forbids (wordlists.ABSOLUTE_CLAIMS: 最, 第一, 国家级, 顶级 …) are
 withheld even when the KB has them. A sentence naming a passage id, talking about its instructions,
 or echoing/paraphrasing the system prompt is withheld too.
+
+Since heldout5: urgency and price-change promises (明天涨价, 最后一天, 马上恢复原价, 以后都是这个价) are
+promises like the others; carriers, quality/award claims and shipping speed (顺丰, 纯天然, 金奖, 当天发货)
+need the very phrase in a passage; the place a product is said to come from must be named by a passage;
+and a return promise is checked with its conditions (wordlists.RETURN_CONDITIONS): "拆封了也能无理由退"
+needs a passage statement with 拆封 (not 未拆封) and 无理由 together, and a statement's restrictions
+(质量问题) must be said too.
 """
 
 from __future__ import annotations
@@ -135,6 +142,10 @@ def return_conditions(unit: str) -> set[tuple[str, bool]]:
             out.add((label, not _NEGATION.search(unit[max(0, m.start() - 4) : m.start()])))
     return out
 
+
+# Where a product comes from: the place named must be in a passage ("产自云南" when the KB says 浙江丽水).
+_ORIGIN = re.compile(r"(?:产自|产于|产地(?:是|在|为)?|原产(?:地|于)?(?:是|在)?|出自)\s*([\u4e00-\u9fff]{2,})")
+_PLACE_FILLER = re.compile(r"^(?:我们|咱们|正宗|著名|有名|中国|国内)")
 
 _GIFT_OBJECT = re.compile(
     rf"(?:送|赠送|附赠|赠)(?:给)?(?:你|您|大家|各位|粉丝)?(?:们)?(?:[{_CN_NUM}\d]+[{_CLASSIFIERS}])?([\u4e00-\u9fff]{{2}})"
@@ -359,6 +370,10 @@ class GroundingGuard:
                     continue
                 if not self._promise_grounded(label, rx, n):
                     return GuardVerdict(False, f"ungrounded promise {m.group(0)} ({label})")
+            for m in _ORIGIN.finditer(n):
+                place = _PLACE_FILLER.sub("", m.group(1))[:2]
+                if len(place) == 2 and place not in self._joined:
+                    return GuardVerdict(False, f"ungrounded origin {m.group(0)}")
             for unit in return_units(n):
                 conds = return_conditions(unit)
                 if conds and not self._return_grounded(conds, unit):

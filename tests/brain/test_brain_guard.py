@@ -139,3 +139,9 @@ def test_returns_as_the_kb_states_them_pass(sentence: str) -> None:
 def test_named_facts_need_the_same_name_in_a_passage(sentence: str, ok: bool) -> None:
     guard = GroundingGuard(["全国包邮，付款后24小时内发货，默认圆通快递。"], RULES)
     assert guard.check(sentence).ok is ok, guard.check(sentence)
+
+
+def test_origin_and_awards_must_be_in_a_passage() -> None:
+    guard = GroundingGuard(["产地: 浙江丽水的高山茶园。"], RULES)
+    assert guard.check("产自浙江丽水的高山茶园。").ok and guard.check("产地是浙江丽水。").ok
+    assert not guard.check("产自云南普洱。").ok and not guard.check("拿过国际金奖。").ok
