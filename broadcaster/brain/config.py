@@ -14,7 +14,9 @@ class ModerationConfig(Model):
     words: list[str] = Field(default_factory=list)  # the room's own list
     words_file: Path | None = None  # one word per line, '#' comments
     use_global: bool = True  # also the built-in global list
-    allow: list[str] = Field(default_factory=list)  # phrases that contain a listed word but are fine
+    # Phrases that contain a listed word but are fine; a built-in competitor platform here (淘宝, 京东 …) is
+    # the room's own shop: it and its nicknames are allowed.
+    allow: list[str] = Field(default_factory=list)
     pinyin: bool = True  # catch pinyin spellings and same-sound (homophone) substitutes
     initials: bool = True  # pinyin initials ("nmsl", "cnm", "wx") and one letter for a syllable ("W信")
     aliases: bool = True  # app/contact nicknames of a listed word (加微信 → 加薇信, 加vx, 企鹅号 …)
