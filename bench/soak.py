@@ -9,14 +9,16 @@ file and pushing RTMP to FFmpeg's listener. Along the way:
   chat     a replayed chat of many different viewers and questions, looping: every pass gets fresh
            message ids (the replay source's <id>~<run>.<pass>), so the director sees new comments all along
   reloads  every --reload-every seconds the config file changes and the daemon gets SIGHUP, in a cycle:
-           content changes that must apply live (moderation words, talk track, knowledge base, persona),
+           content changes that must apply live (moderation words, talk track, knowledge base, persona,
+           voice),
            a file with a missing words file that must be refused, and a portrait that is no image, whose
            media change must not apply (the room stays on air on its old config)
   ingest   every --ingest-every seconds the RTMP listener is killed and a new one started on the same port
 
 Reported at the end (and written as JSON next to the recordings):
   memory   the daemon's resident memory sampled every 10 s; after the warm-up, first/last/min/max and the
-           least-squares slope (MB per hour). Flat = slope within ±--flat-mb-per-hour
+           least-squares slope (MB per hour). Flat = slope within ±--flat-mb-per-hour. The utterance cache
+           (--voice-cache-mb, 8 by default) is kept small so that it is full within the warm-up
   gaps     every timestamp gap in the recording and in each ingest's copy (video > 1 frame, audio > 1 AAC
            frame, DTS going back) and keyframe spacing other than 2 s
   answers  answers to chat (audit lines from cache, kb, llm or fallback) per minute; minutes without one
@@ -178,14 +180,17 @@ def soak(args: argparse.Namespace) -> Report:
 
     port, admin = free_port(), free_port()
     # Which variant of each content piece runs now; a content reload moves one piece to its other variant.
-    state = {"words": 0, "talk": 0, "kb": 0, "persona": 0}
+    state = {"words": 0, "talk": 0, "kb": 0, "persona": 0, "voice": 0}
 
     def room_cfg(st: dict[str, int], **over: Any) -> dict[str, Any]:
         base = room(tmp, rtmp_port=port,
                     sources=[{"type": "replay", "path": str(chat), "loop": True}],
                     director={"talk": {"file": str(tmp / f"talk{st['talk']}.yaml")}},
                     moderation={"words_file": str(tmp / f"words{st['words']}.txt")},
-                    brain={"kb": {"dir": str(tmp / f"kb{st['kb']}")}, "persona": {"name": ["小安", "小新"][st["persona"]]}})
+                    brain={"kb": {"dir": str(tmp / f"kb{st['kb']}")}, "persona": {"name": ["小安", "小新"][st["persona"]]}},
+                    # The utterance cache's memory budget: small, so it is full early and what grows after the
+                    # warm-up is not a cache filling up by design.
+                    voice={"rate_wpm": [175, 185][st["voice"]], "cache": {"memory_mb": args.voice_cache_mb}})
         base.update(over)
         return base
 
@@ -201,7 +206,7 @@ def soak(args: argparse.Namespace) -> Report:
     wall0 = time.time()
     end = t0 + args.minutes * 60
     samples: list[tuple[float, float]] = []
-    cycle = itertools.cycle(["words", "talk", "bad words file", "kb", "portrait", "persona"])
+    cycle = itertools.cycle(["words", "talk", "bad words file", "kb", "portrait", "persona", "voice"])
     next_sample, next_reload, next_ingest = t0, t0 + args.reload_every, t0 + args.ingest_every
     print(f"soak: {args.minutes} min in {tmp}; daemon pid {d.proc.pid if d.proc else '?'}", flush=True)
     try:
@@ -315,6 +320,7 @@ def main() -> int:
     parser.add_argument("--ingest-every", type=float, default=180.0, help="seconds between ingest restarts")
     parser.add_argument("--warmup-s", type=float, default=None, help="memory warm-up (default: 20%%, ≥ 60 s)")
     parser.add_argument("--flat-mb-per-hour", type=float, default=20.0)
+    parser.add_argument("--voice-cache-mb", type=int, default=8, help="the room's utterance cache memory budget")
     parser.add_argument("--out", default=None, help="folder for recordings, logs and the report (default: a temp dir)")
     args = parser.parse_args()
     if args.warmup_s is None:
