@@ -113,6 +113,7 @@ _WEB = re.compile(r"https?://|www\.|[a-z0-9-]+\.(?:com|cn|net|top|xyz|vip|shop|c
 # App names read by sound: a pair of characters with these readings is the app, whatever they are.
 _SOUND_PAIRS = {("kou", "kou"): "扣扣", ("wei", "xin"): "微信", ("qi", "e"): "企鹅"}
 _SOUND_ONE = {"qun": "群"}
+_SOUND_SYLLABLES = frozenset({"kou", "wei", "qi", "qun"})
 # 死 after a verb or adjective is a degree complement ("笑死我了", "累死了"), not a stand-in for 私/司.
 _COMPLEMENT = frozenset("死")
 # Emoji read as the syllable/word they stand for, look-alike letters as latin (before every rule).
@@ -125,6 +126,7 @@ _ENCLOSED = str.maketrans({
     **{chr(0x1F1E6 + i): chr(0x61 + i) for i in range(26)},  # 🇦 regional indicators
     "×": "x", "✘": "x", "✗": "x",
 })
+_ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f]")  # latin with diacritics, combining marks
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u20d0-\u20dc\u20de-\u20ff]")  # not the keycap U+20E3
 
 
@@ -132,7 +134,7 @@ def fold(text: str) -> str:
     """Emoji stand-ins (🐴 → 马, 🍑 → 桃), look-alike letters of other scripts (Cyrillic х → x), enclosed
     letters (🅥 → v) and diacritics (wēi xìn → wei xin) read as meant."""
     text = text.translate(_FOLD).translate(_ENCLOSED)
-    if not text.isascii():
+    if _ACCENTED.search(text):
         text = _COMBINING.sub("", unicodedata.normalize("NFD", text))
         text = unicodedata.normalize("NFC", text)
     return text
@@ -140,27 +142,39 @@ def fold(text: str) -> str:
 
 @functools.lru_cache(maxsize=16384)
 def _contact_views(text: str) -> tuple[str, ...]:
-    """The text as the contact rule reads it: compact (no spaces or punctuation), single letters
-    joined ("k.o.u" → kou), digits joined; once as typed, once with every numeral a digit, and both
-    with app names read by sound."""
+    """The text as the contact and pattern rules read it: compact (no spaces or punctuation), single
+    letters joined ("k.o.u" → kou), digits joined; once as typed, once with every numeral a digit
+    (_sound_views adds both with app names read by sound)."""
     t = _EMOJI.sub("", unicodedata.normalize("NFKC", text))
     t = _t2s(t).lower().replace("：", ":")
-    out: list[str] = []
+    plain: list[str] = []
     for v in (t, t.translate(_NUMERALS)):
         v = _JOIN_DIGITS.sub("", v)
         v = _JOIN_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group(0)), v)
         v = _DIGITISH.sub(lambda m: m.group(0).replace("o", "0").replace("l", "1")
                           if sum(c.isdigit() for c in m.group(0)) >= 5 else m.group(0), v)
         v = _NOT_COMPACT.sub("", v)
-        for x in (v, _by_sound(v)):
-            if x not in out:
-                out.append(x)
-    return tuple(out)
+        if v not in plain:
+            plain.append(v)
+    return tuple(plain)
+
+
+@functools.lru_cache(maxsize=16384)
+def _sound_views(views: tuple[str, ...]) -> tuple[str, ...]:
+    """The contact views with app names read by sound, where that changes anything."""
+    return tuple(x for x in map(_by_sound, views) if x not in views)
+
+
+@functools.lru_cache(maxsize=65536)
+def _sound_class(c: str) -> str:
+    return char_pinyin(c) if is_cjk_char(c) else ""
 
 
 def _by_sound(v: str) -> str:
     chars = list(v)
-    syl = [char_pinyin(c) if is_cjk_char(c) else "" for c in chars]
+    syl = [_sound_class(c) for c in chars]
+    if not _SOUND_SYLLABLES.intersection(syl):
+        return v
     i = 0
     while i < len(chars):
         pair = _SOUND_PAIRS.get((syl[i], syl[i + 1])) if i + 1 < len(chars) else None
@@ -342,6 +356,10 @@ class Moderator:
         for i, (_, _, classes, _) in enumerate(self._py_list):
             for reading in set().union(*classes):
                 self._by_syllable.setdefault(reading, []).append(i)
+        self._by_first: dict[str, list[int]] = {}  # a reading of a word's first syllable → words
+        for i, (_, _, classes, _) in enumerate(self._py_list):
+            for reading in classes[0]:
+                self._by_first.setdefault(reading, []).append(i)
         self._py_re = bool(self._py_list)
         self._allow = sorted({dense(a) for a in allow if dense(a)}, key=len, reverse=True)
         # Characters that sound like a syllable of some listed word: a text with fewer than two of
@@ -444,7 +462,7 @@ class Moderator:
                         break
             if self.contacts:
                 m = _WEB.search(unicodedata.normalize("NFKC", text).lower().replace(" ", ""))
-                for view in views:
+                for view in views + _sound_views(views):
                     if m is not None:
                         break
                     m = _CONTACT.search(view)
@@ -457,6 +475,12 @@ class Moderator:
     def _candidates(self, syllables: set[str], typed: str, lone: str) -> list[int]:
         """Words the text may spell: every syllable sounded by a CJK character, spelled out in latin
         letters, or (initials) given as one letter; without latin letters, only all-CJK ones."""
+        if not typed:
+            # Only CJK: a word must have every syllable sounded, its first one included (a smaller index).
+            first: set[int] = set()
+            for syl in syllables:
+                first.update(self._by_first.get(syl, ()))
+            return [i for i in first if all(not c.isdisjoint(syllables) for c in self._py_list[i][2][1:])]
         seen: set[int] = set()
         for syl in syllables:
             seen.update(self._by_syllable.get(syl, ()))
