@@ -475,6 +475,8 @@ class Brain:
 
     def _grounded(self, ans: _Answer, text: str, guard: GroundingGuard) -> Sentence | None:
         g = guard.check(text)
+        if g.ok and ans.spoken:
+            g = guard.check_returns(text, before=ans.spoken[-1])  # a return's condition in the sentence before
         if not g.ok:
             if g.reason.startswith("absolute claim"):
                 # An absolute claim is a sentence of its own to leave out, not a sign the model invents: the

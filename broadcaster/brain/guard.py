@@ -374,11 +374,24 @@ class GroundingGuard:
                 place = _PLACE_FILLER.sub("", m.group(1))[:2]
                 if len(place) == 2 and place not in self._joined:
                     return GuardVerdict(False, f"ungrounded origin {m.group(0)}")
-            for unit in return_units(n):
-                conds = return_conditions(unit)
-                if conds and not self._return_grounded(conds, unit):
-                    said = "、".join(("" if pos else "非") + label for label, pos in sorted(conds))
-                    return GuardVerdict(False, f"ungrounded promise {unit} (退换 under {said})")
+            returns = self.check_returns(n)
+            if not returns.ok:
+                return returns
+        return GuardVerdict(True)
+
+    def check_returns(self, text: str, before: str = "") -> GuardVerdict:
+        """Return promises with their conditions; `before` is the sentence said just before, so a condition
+        in one sentence and the return in the next ("拆封了。也能无理由退。") are read as one statement."""
+        if not self.promises:
+            return GuardVerdict(True)
+        n = _numeric_text(text)
+        if before:
+            n = _SENTENCE_END.sub("，", _numeric_text(before)).rstrip("，") + "，" + n
+        for unit in return_units(n):
+            conds = return_conditions(unit)
+            if conds and not self._return_grounded(conds, unit):
+                said = "、".join(("" if pos else "非") + label for label, pos in sorted(conds))
+                return GuardVerdict(False, f"ungrounded promise {unit} (退换 under {said})")
         return GuardVerdict(True)
 
     def _return_grounded(self, conds: set[tuple[str, bool]], unit: str) -> bool:

@@ -145,3 +145,10 @@ def test_origin_and_awards_must_be_in_a_passage() -> None:
     guard = GroundingGuard(["产地: 浙江丽水的高山茶园。"], RULES)
     assert guard.check("产自浙江丽水的高山茶园。").ok and guard.check("产地是浙江丽水。").ok
     assert not guard.check("产自云南普洱。").ok and not guard.check("拿过国际金奖。").ok
+
+
+def test_a_return_condition_in_the_sentence_before_counts() -> None:
+    guard = GroundingGuard(RETURNS, RULES)
+    assert guard.check("也能无理由退。").ok  # on its own it says what the KB says
+    assert not guard.check_returns("也能无理由退。", before="拆封了没关系。").ok
+    assert guard.check_returns("拆封后有质量问题也可以退。", before="未拆封支持七天无理由退换。").ok
