@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import threading
 import unicodedata
-from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from common.bounded import BoundedDict
 from renderer.config import parse_colour
 from renderer.layers import Layer
 
@@ -173,8 +173,7 @@ class TextRenderer:
     def __init__(self, font_path: Path | None, cache_size: int = 32):
         self.font_path = font_path
         self._fonts: dict[int, ImageFont.FreeTypeFont | ImageFont.ImageFont] = {}
-        self._cache: OrderedDict[tuple[object, ...], Layer] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache: BoundedDict[tuple[object, ...], Layer] = BoundedDict(cache_size)
         # prepare() may run on another thread (the voice's) while the clock thread renders; FreeType
         # faces are not thread-safe, so drawing is serialised too.
         self._lock = threading.Lock()
@@ -197,14 +196,12 @@ class TextRenderer:
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
-                self._cache.move_to_end(key)
+                self._cache.touch(key)
                 return hit
         with self._draw_lock:
             layer = self._draw(text, style, max_width, max_lines)
         with self._lock:
             self._cache[key] = layer
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
         return layer
 
     def _draw(self, text: str, style: TextStyle, max_width: int, max_lines: int) -> Layer:
