@@ -21,7 +21,7 @@ from broadcaster.brain.textnorm import question_key
 # slot → (question words, evidence an answer sentence carries)
 SLOTS: dict[str, tuple[str, str]] = {
     "price": (r"多少钱|多钱|价格|价钱|价位|怎么卖|咋卖|怎么买|几块|几元|什么价|啥价|贵不贵|贵吗|太贵|便宜|售价|卖多少|原价|到手价|"
-              r"优惠|划算|折扣|打折|活动价|多少一[罐瓶个盒件只]|多少米|几个米|怎么收费|收费多少|要多少|啥价位|卖几块",
+              r"优惠|划算|折扣|打折|活动价|多少一[罐瓶个盒件只]|多少米|几个米|怎么收费|收费多少|要多少(?![度克水毫分秒天时次杯泡])|啥价位|卖几块",
               r"\d+(?:\.\d+)?元|[一二三四五六七八九十百千]+元|块|价"),
     "postage": (r"包邮|包不包邮|运费|邮费|快递费|免邮|免运费|邮资|寄费", r"包邮|运费|邮费"),
     "shipping": (r"发货|出货|[么时候久天快]能?发(?:出|走)?$|几天能?到|多久能?到|多久能?收到|什么时候能?到|几时到|到货|快递|物流|寄|配送|"
@@ -46,7 +46,9 @@ SLOTS: dict[str, tuple[str, str]] = {
 _SLOT_Q = {s: re.compile(q) for s, (q, _) in SLOTS.items()}
 _SLOT_EVIDENCE = {s: re.compile(e) for s, (_, e) in SLOTS.items()}
 _QUESTION_WORDS = re.compile(
-    "|".join(q for q, _ in SLOTS.values())
+    # who/when fillers that are not the topic (买回去能放多久, 要不要自己付运费), before 要/不 alone
+    r"买回[去来家]?|拿回去|回去|回家|收到后|要不要|需不需要|用不用|自己|付|掏|"
+    + "|".join(q for q, _ in SLOTS.values())
     + r"|多长时间|多久|多长|时间|几天|几个|比较|好喝|好用|一点|怎样|如何|弄|办|搞|咋|啥|哪|吗|呢|呀|啊|吧|的|了|要|能|可以|"
     r"谁出|谁付|谁承担|谁来出|要钱|收费|收不收|算谁的|"
     r"怎么|什么|多少|有|是|这|那|个|款|请问|主播|一下|[一二两三四五六七八九十\d]"

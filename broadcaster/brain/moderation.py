@@ -49,11 +49,14 @@ from broadcaster.brain.wordlists import (
     COMMON_ABBREVIATIONS,
     COMPETITORS,
     CONTEXT_ALIASES,
+    CONTEXT_EXCUSES,
     EMOJI_STANDINS,
     EVERYDAY_WORDS,
     GLOBAL_WORDS,
     LOOKALIKES,
     PATTERNS,
+    PRICE_ELSEWHERE_PLACES,
+    PRICE_FRAME,
 )
 
 __all__ = ["GLOBAL_WORDS", "OK", "Moderator", "Verdict", "build_moderator", "load_words", "moderator_from_config"]
@@ -78,6 +81,7 @@ COMMON_WORD_FREQ = 100
 # Contact rules, over contact views of a text (see _contact_views): digits, ids and app names as read.
 _APP = (r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun|纸飞机|飞机号|tg|telegram|"
         r"whatsapp|抖音号|快手号|dy号|小红书号|微博号)")
+_ID = r"(?=[a-z0-9_\-]*(?:\d|_))[a-z][a-z0-9_\-]{4,}(?![a-z0-9_])"  # an id: letters with digits or _
 _APP_CORE = r"(?:qq|扣扣|koukou|企鹅|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|薇信|威信)"  # apps that are never other words
 _CONTACT = re.compile(
     r"(?<!\d)1[3-9]\d{9}(?!\d)"  # a mainland mobile number
@@ -96,7 +100,13 @@ _CONTACT = re.compile(
     r"|(?<!参)加我?:?(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{3,}(?![a-z0-9])"  # "加我tea888"
     r"|搜(?:索)?:?(?:(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{4,}|\d{6,})"  # "搜 yunwu666"
     r"|[a-z0-9-]{3,}(?:点|dot)(?:com|cn|net|top|xyz|vip|shop|cc)(?![a-z0-9])"  # "tea888点com"
-    rf"|{_APP_CORE}(?:号码?)?(?:是|发|给)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少|一下|1下|我)",
+    rf"|{_APP_CORE}(?:号码?)?(?:是|发|给)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少|一下|1下|我)"
+    # an id (letters with digits or an underscore) next to a contact cue, whatever the app word: "✈️:@lvcha_vip",
+    # "ins:tea_2468", "tea_2468 加我"; an @handle with a contact verb
+    rf"|(?:飞机|电报|tg|ins|推特|twitter|line|微博|小红书|xhs|抖音|dy|快手|b站|私聊|私信|主页|账号|帐号|(?<![型编批货单序])号|id)"
+    rf":?@?{_ID}"
+    rf"|(?<![a-z0-9_]){_ID}(?:加我|私聊|私我|私信|找我|联系|滴滴)"
+    rf"|@{_ID}(?:.{{0,4}}(?:私聊|私我|私信|加我|找我|联系|更便宜|优惠))",
 )
 # Numerals of every system → digits (for the contact views only: "八" is a digit there, not a word).
 _NUMERALS = str.maketrans({
@@ -105,6 +115,16 @@ _NUMERALS = str.maketrans({
     **{chr(0x2776 + i): str(i + 1) for i in range(9)}, **{chr(0x278A + i): str(i + 1) for i in range(9)},
     **{chr(0x24F5 + i): str(i + 1) for i in range(9)}, "⓿": "0", "\u20e3": "", "\ufe0f": "",
 })
+# App names in leet (w31x1n, k0uk0u): a token of letters and digits that reads as an app once digits are letters.
+_LEET_TOKEN = re.compile(r"(?<![a-z0-9])(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{2,8}(?![a-z0-9])")
+_LEET_APPS = frozenset({"weixin", "wechat", "vx", "wx", "qq", "koukou", "qun", "dianhua", "shouji", "weibo", "tg", "telegram"})
+
+
+def _leet_app(m: re.Match[str]) -> str:
+    t = m.group(0).translate(_LEET)
+    return t if t in _LEET_APPS else m.group(0)
+
+
 _JOIN_DIGITS = re.compile(r"(?<=\d)[\s\-.·_,，、/|~]+(?=\d)")
 _JOIN_LETTERS = re.compile(r"(?<![a-z])[a-z](?:[\s.·_\-*,，、|/]+[a-z](?![a-z]))+")
 _DIGITISH = re.compile(r"[0-9ol]{7,}")  # "138oooo1234": o and l inside a long number are 0 and 1
@@ -153,6 +173,7 @@ def _contact_views(text: str) -> tuple[str, ...]:
         v = _JOIN_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group(0)), v)
         v = _DIGITISH.sub(lambda m: m.group(0).replace("o", "0").replace("l", "1")
                           if sum(c.isdigit() for c in m.group(0)) >= 5 else m.group(0), v)
+        v = _LEET_TOKEN.sub(_leet_app, v)
         v = _NOT_COMPACT.sub("", v)
         if v not in plain:
             plain.append(v)
@@ -322,6 +343,7 @@ class Moderator:
             if len(c) >= 2 and all(is_cjk_char(ch) for ch in c) and (len(c) >= 3 or c == "淘宝"):
                 for k in range(1, len(c)):
                     forms.setdefault(c[:k] + "x" * (len(c) - k), (c, "text"))
+        self._excuses = {w: ctx for w, ctx in CONTEXT_EXCUSES.items() if w in listed_dense}
         self._context = [(word, re.compile(rx)) for word, rx in CONTEXT_ALIASES.items() if aliases and word in listed_dense]
         if initials:
             for abbr, meaning in ABBREVIATIONS.items():
@@ -468,9 +490,19 @@ class Moderator:
                     m = _CONTACT.search(view)
                 if m is not None:
                     hit("联系方式", "contact", m.group(0))
+        if matched and self._excuses:
+            self._excuse(d, matched, how, spans)
         if not matched:
             return OK
         return Verdict(ok=False, matched=tuple(matched), how=tuple(how), action=self.action, spans=tuple(spans))
+
+    def _excuse(self, d: str, matched: list[str], how: list[str], spans: list[str]) -> None:
+        """Drops a word's text/pinyin hit when its context makes it another word (黄片 among tea leaves)."""
+        for word, (context, unless) in self._excuses.items():
+            if word in matched:
+                i = matched.index(word)
+                if how[i] in ("text", "pinyin") and re.search(context, d) and not re.search(unless, d):
+                    del matched[i], how[i], spans[i]
 
     def _candidates(self, syllables: set[str], typed: str, lone: str) -> list[int]:
         """Words the text may spell: every syllable sounded by a CJK character, spelled out in latin
@@ -665,6 +697,11 @@ def build_moderator(words: Iterable[str], *, use_global: bool, words_file: Path 
         own = {normalize(a) for a in allow} & {normalize(c) for c in COMPETITORS}
         all_words.extend(w for w in GLOBAL_WORDS if normalize(w) not in own)
         patterns = {w: rx for w, rx in PATTERNS.items() if normalize(w) not in own}
+        # A place (another platform or store) in a price frame, the room's own platform left out.
+        own_dense = {dense(a) for a in allow}
+        places = [p for p in PRICE_ELSEWHERE_PLACES if dense(p) not in own_dense]
+        if places:
+            patterns["别家价格"] = patterns.get("别家价格", "(?!)") + "|(?:" + "|".join(map(re.escape, places)) + ")" + PRICE_FRAME
         allow.extend(BUILTIN_ALLOW)
     if words_file is not None:
         all_words.extend(load_words(words_file))

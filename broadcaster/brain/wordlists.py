@@ -27,6 +27,7 @@ INSULTS: tuple[str, ...] = (
     # Common chat insults (regional ones included: 滚犊子 north-east, 妈卖批 Sichuan, 龟儿子 Sichuan).
     "脑瘫", "滚犊子", "妈卖批", "傻狗", "蠢货", "蠢猪", "白痴", "弱智", "贱货", "骚货", "人渣", "滚蛋",
     "王八蛋", "龟儿子", "狗娘养的", "傻缺", "傻帽", "垃圾主播", "你妈没了", "你妈无了", "神经病", "废物", "狗屎", "狗主播", "丑八怪",
+    "艹", "瓜娃子",
 )
 ADS_AND_FRAUD: tuple[str, ...] = (
     "加微信", "私加微信", "微信号", "加微", "加企鹅", "企鹅号", "企鹅群", "扣扣号", "扣扣群", "加扣扣", "加qq", "qq号", "qq群",
@@ -50,7 +51,7 @@ GAMBLING_DRUGS_SEX: tuple[str, ...] = (
     "飞叶子", "抽叶子", "麻古", "可卡因", "鸦片", "曲马多", "麻果", "嗨药", "迷药", "迷幻药", "听话水", "催情药", "春药", "吸毒", "贩毒",
     # Sex.
     "黄片", "黄网", "毛片", "色片", "成人视频", "成人电影", "成人网站", "黄色视频", "激情视频", "一夜情", "援交", "外围女",
-    "裸照", "福利姬", "色图", "黄图", "涩图",
+    "裸照", "福利姬", "色图", "黄图", "涩图", "果聊", "学生贷", "校园贷",
 )
 # Other shops and channels: a commerce room does not voice their prices or send viewers there. A room
 # selling on one of them lists it in `moderation.allow` (that word and its nicknames are then allowed).
@@ -58,7 +59,13 @@ GAMBLING_DRUGS_SEX: tuple[str, ...] = (
 COMPETITORS: tuple[str, ...] = ("淘宝", "京东", "拼多多", "闲鱼", "1688", "抖店", "抖音小店", "快手小店", "唯品会", "苏宁易购",
                                 "阿里巴巴批发")
 # Phrases with a listed word that are fine in every room (a carrier is not a shop: "发京东快递吗").
-BUILTIN_ALLOW: tuple[str, ...] = ("京东快递", "京东物流", "京东配送", "京东快运", "废物利用", "狗屎运")
+BUILTIN_ALLOW: tuple[str, ...] = ("京东快递", "京东物流", "京东配送", "京东快运", "废物利用", "狗屎运", "抠抠搜搜", "扣扣搜搜",
+                                  "抠抠索索")
+# A listed word in a context that makes it something else (word → regex over the dense text): 黄片 among tea
+# leaves ("茶里有几片黄片", 黄片 = yellowed leaves) unless a sale/viewing cue is near.
+CONTEXT_EXCUSES: dict[str, tuple[str, str]] = {
+    "黄片": (r"茶|叶|[几一两些]片黄片|黄片(?:叶|子)", r"看|加|私|资源|网站|免费|分享|链接|群"),
+}
 GLOBAL_WORDS: tuple[str, ...] = INSULTS + ADS_AND_FRAUD + GAMBLING_DRUGS_SEX + COMPETITORS
 
 # Phrases that only mean a listed word in use (a gap of a few characters allowed, "代开各种发票"): regexes
@@ -87,8 +94,48 @@ PATTERNS: dict[str, str] = {
     "别家价格": r"(?:别家|隔壁|其他直播间|别的直播间|别人家|外面)(?:直播间|店|店铺)?(?:才|只要|只|就|卖)+\d",
     "私信": r"(?:需要|要的|想要|有意|感兴趣|了解)(?:的)?.{0,2}(?:私信|私聊|私我|滴滴|dd|戳我|加我)(?!主播|客服|店|官方|小助手)"
             r"|私信(?:我)?(?:领|拿|抢|送|免费|有惊喜|有福利)",
+    # -- families (added after heldout6, by class): a vice/insult term only in the frame that makes it one.
+    # Insult templates: an address (你/主播) + 是/个/像 + a word from the insult lexicon (emoji read as their
+    # animal first: 你是🐶 → 你是狗), "长得像X", "像X一样", "脑子被…踢", "X主播".
+    "侮辱": r"(?:你|主播|你们|这主播)(?:就|真|简直|才|真的|就是)?(?:是|个|像)(?:个|只|条|头|一条|一只|一头)?"
+            r"(?:INSULT_NOUNS)(?![肉粮年毛头蹄皮仔崽宝狗猪屋窝场圈排骨蛋饲血油饼])"
+            r"|长得?(?:像|跟)(?:个|只|条|头)?(?:INSULT_NOUNS)|像(?:个|只|条|头)?(?:INSULT_NOUNS)一样"
+            r"|脑子(?:被.{0,3}(?:踢|夹|挤|撞|门)|进水|瓦特|秀逗|有坑|有泡|有病)"
+            r"|(?<![饿笑累热冷困气吓渴晒])死(?:骗子|奸商|胖子|肥猪|猪头|狗|鬼)|(?:骗子|瓜皮|智障|zz|sb|猪头|废物|奸商|死胖子)主播|(?:主播|你|你们)(?:家)?(?:无|没)(?:马|妈)(?!上)",
+    # Betting: odds/stakes/real-money games/cash-out, never 打牌 or 斗地主 alone.
+    "赌博盘口": r"外围.{0,6}(?:盘|下注|投注|私)|盘口.{0,6}(?:私|下注|投注|加我)|(?:私聊|私信|加我|找我|来)(?:下注|投注)|下注|投注"
+              r"|赢真钱|真钱(?:斗地主|麻将|棋牌|捕鱼|游戏)|(?:斗地主|麻将|棋牌|捕鱼|德州).{0,6}(?:赢钱|提现|上分|下分)|上下分",
+    # Drugs by slang: a vice word with a sale cue (出冰，懂的来), so 溜冰场 and 神仙水 (skin care) alone stay clean.
+    "毒品暗语": r"(?:^冰(?![岛糖箱淇块镇红绿水泡棍沙激柜])|出冰|卖冰|溜冰|冰毒|笑气|神仙水|听话水|k粉|(?<!茶)叶子|g水).{0,6}(?:懂的来|懂得来|懂的|懂得|同城|闪送|私我|私聊|有货|出货)"
+              r"|(?:懂的来|懂得来|同城闪送).{0,6}(?:冰(?![岛糖箱淇块镇红绿水泡棍沙激柜])|笑气|神仙水|k粉|叶子)|出售.{0,8}(?:神仙水|笑气|冰毒|k粉|听话水|迷药)",
+    # Loans: approval/limit/payout cues around a loan.
+    "网贷诈骗": r"(?:秒批|免审|秒过|不查征信|无视征信).{0,10}(?:额度|到账|下款|放款|贷|借)|额度.{0,8}(?:当天|秒|马上|立即)(?:到账|下款|放款)",
+    # Phishing: a link or a prize with bank card/verification code/customer-service contact.
+    "钓鱼诈骗": r"(?:点|戳)击?(?:链接|网址|下方链接|这个链接).{0,12}(?:银行卡|卡号|验证码|身份证|密码)"
+              r"|(?:银行卡|卡号|验证码|密码)(?:号)?.{0,6}(?:领取|领奖|激活|解冻)"
+              r"|(?:抽中|中奖|被选中|幸运观众|幸运粉丝).{0,16}(?:领取|添加客服|加客服|联系客服|银行卡|加我)|中奖通知",
+    # Another seller's price or sending viewers elsewhere, whatever the brand: 去那边买, 别在这买, 同款只要…,
+    # 比你家划算; a platform in a price frame is added per room (build_moderator: the room's own is left out).
+    "别处购买": r"(?:去|到)(?:那边|他家|她家|别家|别处|别的地方|人家|官方店|旗舰店|隔壁|那家)(?:买|下单|拍|看看)"
+              r"|(?:别|不要|别再|不要再|千万别)在(?:这|这里|这儿|这边|直播间|你家|你这)(?:买|下单|拍)"
+              r"|同款.{0,8}(?:只要|才要?|仅需?|便宜|更便宜|划算|实惠)|同款.{0,4}\d{2,}(?:元|块|rmb)?$"
+              r"|比(?:你家|你们家?|这里|这边|这儿|直播间|主播家?)的?.{0,2}(?:便宜|划算|实惠)",
     "1688": r"(?<![0-9¥$.])1688(?![0-9.]|元|块|rmb|号|米|克|毫升|ml|g|k|w|人|个|件|万|千|百|年|分|次|天|罐)",
 }
+
+# Words an insult template may end in (after emoji are read: 🐶 → 狗): 你是X, 你个X, 长得像X, 像X一样.
+INSULT_NOUNS: tuple[str, ...] = (
+    "狗", "猪", "驴", "蠢驴", "瓜皮", "瓜娃子", "傻子", "骗子", "猴子", "王八", "乌龟", "畜牲", "猪头", "舔狗", "垃圾",
+    "废物", "小丑", "傻瓜", "笨蛋", "蠢蛋", "奸商", "死胖子", "丑八怪", "癞蛤蟆", "屎", "草泥马", "白痴", "弱智", "憨憨",
+)
+PATTERNS["侮辱"] = PATTERNS["侮辱"].replace("INSULT_NOUNS", "|".join(sorted(INSULT_NOUNS, key=len, reverse=True)))
+# Platforms and store kinds that, in a price frame (只要/才/更便宜/划算/满减/同款), are another seller.
+PRICE_ELSEWHERE_PLACES: tuple[str, ...] = (
+    "某猫", "天猫", "猫超", "快手", "美团", "盒马", "山姆", "xhs", "小红书", "dy", "抖音", "唯品会", "淘宝", "京东", "拼多多",
+    "闲鱼", "咸鱼", "某宝", "某东", "拼夕夕", "官方店", "旗舰店", "专卖店", "他家", "那边", "隔壁", "别家", "外面",
+)
+PRICE_FRAME = (r".{0,14}(?:只要|才\d|才要|仅需?\d|更便宜|便宜(?:\d|了?[一二三四五六七八九十几多]|好多|不少|很多)|更划算|满减|同款)"
+               r"(?![吗么嘛呢不没])")  # a question (美团更便宜吗) is not a claim
 
 # The contact rule's view of a text: emoji that stand for a syllable or a word (🐴 for 妈/马, 🍑 for
 # 淘/桃, 🐧 for QQ's penguin), and latin look-alikes from other scripts (Cyrillic х, Greek ο).
@@ -97,6 +144,12 @@ EMOJI_STANDINS: dict[str, str] = {
     "🐧": "企鹅", "🍃": "叶", "🌿": "叶", "💊": "药", "🎰": "赌", "🎲": "赌", "🔞": "成人", "💩": "屎", "🐟": "鱼", "🐠": "鱼",
     "🐂": "牛", "🐮": "牛", "💰": "钱", "🈶": "有", "🈚": "无", "🉑": "可", "🈲": "禁", "🥚": "蛋", "🐭": "鼠", "🐍": "蛇",
     "🍆": "茄", "💚": "绿", "🫧": "泡泡",
+    # animals and objects addressed at a person (你是🐶, 像🐷一样, 🦙你个…), apps and contact cues (✈️ Telegram)
+    "🦙": "草泥马", "🐩": "狗", "🦮": "狗", "🐺": "狼", "🦊": "狐狸", "🐗": "猪", "🐽": "猪", "🐒": "猴子", "🐵": "猴子",
+    "🙈": "猴子", "🐸": "蛤蟆", "🐀": "鼠", "🐁": "鼠", "🐓": "鸡", "🐤": "鸡", "🐥": "鸡", "🐣": "鸡", "🦆": "鸭", "🐑": "羊",
+    "🐐": "羊", "🐃": "牛", "🐄": "牛", "🐛": "虫", "🪱": "虫", "🐌": "蜗牛", "🤡": "小丑", "🐉": "龙", "🐲": "龙", "🐇": "兔",
+    "🐰": "兔", "🐻": "熊", "🐼": "熊猫", "🦍": "猩猩", "🐦": "鸟", "🕊": "鸽", "🦢": "鹅", "🦉": "猫头鹰",
+    "✈": "飞机", "🛩": "飞机", "🛫": "飞机", "📞": "电话", "☎": "电话", "📱": "手机", "🔗": "链接",
 }
 LOOKALIKES: dict[str, str] = {
     # Cyrillic
@@ -106,6 +159,10 @@ LOOKALIKES: dict[str, str] = {
     # Greek
     "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
     "χ": "x", "ω": "w", "μ": "u", "γ": "y", "ς": "s", "σ": "o", "λ": "a",
+    # small capitals and other letter forms NFKC keeps (ᴡx)
+    "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ꜰ": "f", "ɢ": "g", "ʜ": "h", "ɪ": "i", "ᴊ": "j", "ᴋ": "k",
+    "ʟ": "l", "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p", "ʀ": "r", "ꜱ": "s", "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w",
+    "ʏ": "y", "ᴢ": "z", "ɑ": "a", "ɩ": "i", "ʋ": "v", "ⅴ": "v", "ⅹ": "x",
 }
 
 # Everyday words the segmenter's (older) dictionary lacks: a homophone of a listed word that is one
@@ -148,7 +205,7 @@ ABBREVIATIONS: dict[str, str] = {
     "sb": "傻逼", "nmsl": "你妈死了", "wdnmd": "我屌你妈的", "mlgb": "马勒戈壁", "nmb": "你妈逼", "rnm": "日你妈",
     "cnm": "操你妈", "cnmb": "操你妈", "tmd": "他妈的", "gnmd": "滚你妈的", "qnmd": "去你妈的", "sqj": "死全家", "2b": "二逼",
     "vx": "微信", "wx": "微信", "mmp": "妈卖批", "nmd": "你妈的", "wcnm": "操你妈", "cnmd": "操你妈", "nmlgb": "马勒戈壁",
-    "bjl": "百家乐",
+    "bjl": "百家乐", "zz": "智障",
 }
 
 # -- answers --------------------------------------------------------------------------------------------
