@@ -87,6 +87,7 @@ class _Answer:
     spoken: list[str] = field(default_factory=list)  # the answer's own sentences (not the preface)
     said: str = ""  # everything voiced for the line so far (whole-answer moderation)
     abandoned: bool = False  # the model's first sentence was withheld: the KB answers instead
+    held: str = ""  # a model sentence whose end may begin a listed word ("去淘。"), voiced once the next is seen
 
 
 _LINE_SOURCE = {LineSource.SCRIPT: "script", LineSource.OPERATOR: "operator", LineSource.THANKS: "thanks"}
@@ -343,8 +344,7 @@ class Brain:
             try:
                 async for piece in stream:
                     for text in splitter.feed(piece):
-                        out = self._grounded(ans, text, guard)
-                        if out is not None:
+                        for out in self._grounded_held(ans, text, guard):
                             yield out
                         if ans.replaced or ans.abandoned or len(ans.spoken) >= cfg.max_answer_sentences:
                             return
@@ -355,11 +355,15 @@ class Brain:
                 if not ans.spoken:
                     return  # nothing said yet: the caller falls back
             for text in splitter.flush():
-                out = self._grounded(ans, text, guard)
-                if out is not None:
+                for out in self._grounded_held(ans, text, guard):
                     yield out
                 if ans.replaced or ans.abandoned or len(ans.spoken) >= cfg.max_answer_sentences:
                     return
+            if ans.held:  # the answer ended after it: nothing to join it with
+                held, ans.held = ans.held, ""
+                out = self._moderated(ans, held, "llm")
+                if out is not None:
+                    yield out
         finally:
             await stream.aclose()
 
@@ -473,6 +477,31 @@ class Brain:
             return self._withhold(ans, text, f"guard: {g.reason}")
         return self._moderated(ans, text, source)
 
+    def _grounded_held(self, ans: _Answer, text: str, guard: GroundingGuard) -> list[Sentence]:
+        """A model sentence through the guard and moderation, with a one-sentence look-ahead: a sentence
+        whose end may begin a listed word ("可以去淘。" + "宝搜…", "欢迎来加。" + "群里…") is held until the
+        next one shows whether the two spell it across the cut; if they do, neither is voiced."""
+        outs: list[Sentence] = []
+        if ans.held:
+            held, ans.held = ans.held, ""
+            joined = self.moderator.check(held + text)
+            if not joined.ok and self.moderator.check(text).ok:
+                reason = f"moderation: {joined.describe()} (split across a sentence cut)"
+                metrics.MODERATION_BLOCKS.labels(self.room, "output").inc()
+                self._drop(ans, held, reason)
+                return [self._withhold(ans, text, reason)]
+            out = self._moderated(ans, held, "llm")
+            if out is not None:
+                if out.source == "llm":
+                    out.verdicts = ("moderation: ok", "grounding: ok")
+                outs.append(out)
+            if ans.replaced:
+                return outs
+        out = self._grounded(ans, text, guard)
+        if out is not None:
+            outs.append(out)
+        return outs
+
     def _grounded(self, ans: _Answer, text: str, guard: GroundingGuard) -> Sentence | None:
         g = guard.check(text)
         if g.ok and ans.spoken:
@@ -489,6 +518,9 @@ class Brain:
                 ans.abandoned = True
                 return None
             return self._withhold(ans, text, f"grounding: {g.reason}")
+        if self.moderator.dangling(text) and self.moderator.check(text).ok:
+            ans.held = text  # its end may begin a listed word: wait for the next sentence
+            return None
         out = self._moderated(ans, text, "llm")
         if out is not None and out.source == "llm":
             out.verdicts = ("moderation: ok", "grounding: ok")

@@ -279,8 +279,11 @@ def figures(text: str) -> list[Figure]:
     return out
 
 
+_APPROX_AFTER = re.compile(r"^\s*(?:多|余|来)(?=\s*[^\d\s])")  # "八十多杯", "20余天": the unit after the approximator
+
+
 def _figure(t: str, start: int, end: int, value: float, decimal: bool, text: str) -> Figure:
-    after = t[end:]
+    after = _APPROX_AFTER.sub("", t[end:])
     if _ORDINAL_BEFORE.search(t[max(0, start - 4) : start]):
         return Figure(value, text, False, "ordinal")
     unit = ""

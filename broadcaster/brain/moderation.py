@@ -343,6 +343,9 @@ class Moderator:
             if len(c) >= 2 and all(is_cjk_char(ch) for ch in c) and (len(c) >= 3 or c == "淘宝"):
                 for k in range(1, len(c)):
                     forms.setdefault(c[:k] + "x" * (len(c) - k), (c, "text"))
+        # Proper beginnings of the CJK forms (淘 of 淘宝, 拼多 of 拼多多), for dangling().
+        self._prefixes = frozenset(f[:k] for f in forms if len(f) >= 2 and all(is_cjk_char(c) for c in f)
+                                   for k in range(1, min(len(f), 4)))
         self._excuses = {w: ctx for w, ctx in CONTEXT_EXCUSES.items() if w in listed_dense}
         self._context = [(word, re.compile(rx)) for word, rx in CONTEXT_ALIASES.items() if aliases and word in listed_dense]
         if initials:
@@ -495,6 +498,12 @@ class Moderator:
         if not matched:
             return OK
         return Verdict(ok=False, matched=tuple(matched), how=tuple(how), action=self.action, spans=tuple(spans))
+
+    def dangling(self, text: str) -> bool:
+        """True when the text's end may be the start of a listed word ("可以去淘。" → 淘宝, "来加。" → 加群):
+        the answer's next sentence decides (see Brain's one-sentence look-ahead)."""
+        d = dense(fold(text))
+        return any(d[-k:] in self._prefixes for k in (1, 2, 3) if len(d) >= k)
 
     def _excuse(self, d: str, matched: list[str], how: list[str], spans: list[str]) -> None:
         """Drops a word's text/pinyin hit when its context makes it another word (黄片 among tea leaves)."""

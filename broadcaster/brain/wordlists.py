@@ -97,7 +97,7 @@ PATTERNS: dict[str, str] = {
     # -- families (added after heldout6, by class): a vice/insult term only in the frame that makes it one.
     # Insult templates: an address (你/主播) + 是/个/像 + a word from the insult lexicon (emoji read as their
     # animal first: 你是🐶 → 你是狗), "长得像X", "像X一样", "脑子被…踢", "X主播".
-    "侮辱": r"(?:你|主播|你们|这主播)(?:就|真|简直|才|真的|就是)?(?:是|个|像)(?:个|只|条|头|一条|一只|一头)?"
+    "侮辱": r"(?:你|主播|你们|这主播|观众|他|她|他们|她们|楼上|楼下|这人|那人)(?:就|真|简直|才|真的|就是)?(?:是|个|像)(?:个|只|条|头|一条|一只|一头)?"
             r"(?:INSULT_NOUNS)(?![肉粮年毛头蹄皮仔崽宝狗猪屋窝场圈排骨蛋饲血油饼])"
             r"|长得?(?:像|跟)(?:个|只|条|头)?(?:INSULT_NOUNS)|像(?:个|只|条|头)?(?:INSULT_NOUNS)一样"
             r"|脑子(?:被.{0,3}(?:踢|夹|挤|撞|门)|进水|瓦特|秀逗|有坑|有泡|有病)"
@@ -247,7 +247,12 @@ PROMISES: tuple[tuple[str, str], ...] = (
     ("退款", r"无效退款|全额退款|不满意.{0,2}退|包退|退款"),
     ("赔付", r"假一赔[一二两三四五六七八九十\d]+|假一罚[一二两三四五六七八九十\d]+|赔付"),
     ("效果", r"根治|治愈|包治|保证.{0,4}(?:瘦|效果|有效|好)|立竿见影|零风险|稳赚|百分百有效|"
-           r"降(?:三高|血压|血糖|血脂)|抗癌|防癌|治疗|疗效|药效|减肥|瘦身|排毒"),
+           r"降(?:三高|血压|血糖|血脂)|抗癌|防癌|治疗|疗效|药效|减肥|瘦身|排毒|"
+           # a cure claimed for a disease, in Chinese or English ("能治高血压", "cures cancer")
+           r"治(?:好|愈)?(?:高血压|糖尿病|癌|肿瘤|失眠|胃病|百病|感冒|三高|痛风|便秘|病)|(?:能|可以|专)治|"
+           r"\b(?:cures?|heals?|treats?|prevents?|fights?)\b.{0,20}\b(?:cancer|diabetes|disease|blood pressure|"
+           r"hypertension|illness|insomnia)|anti-?cancer|lowers? blood (?:pressure|sugar)"),
+    ("保价", r"保价|价保|退差价|补差价|差价(?:退|补|返)|降价(?:就|了)?(?:退|补|返)"),
     ("分期", r"免息|分期"),
     ("秒杀", r"秒杀|限时|抢购|清仓"),
     ("七天无理由", r"[七7]天无理由"),
