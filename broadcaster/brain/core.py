@@ -87,6 +87,8 @@ class _Answer:
     spoken: list[str] = field(default_factory=list)  # the answer's own sentences (not the preface)
     said: str = ""  # everything voiced for the line so far (whole-answer moderation)
     abandoned: bool = False  # the model's first sentence was withheld: the KB answers instead
+    salvage_done: bool = False  # abandoned and a later sentence failed too: stop reading the model
+    salvage: list[str] = field(default_factory=list)  # after an abandoned first sentence, the model's grounded rest
     held: str = ""  # a model sentence whose end may begin a listed word ("去淘。"), voiced once the next is seen
 
 
@@ -311,6 +313,18 @@ class Brain:
             if ans.pending_drops:  # every sentence of the KB's answer withheld: the safe line, not chit-chat
                 yield self._emit(ans, self.cfg.guard.safe_line, "fallback", ("guard: replaced",), content=False)
                 return
+        if ans.salvage:
+            # The model's first sentence was withheld and the KB has no answer: its grounded rest is said,
+            # then the safe line for what was left out ("产自浙江丽水。" + "这个我确认一下再告诉大家。").
+            ans.source = "llm"
+            for text in ans.salvage:
+                out = self._moderated(ans, text, "llm")
+                if out is not None:
+                    yield out
+                if ans.replaced:
+                    return
+            yield self._emit(ans, self.cfg.guard.safe_line, "fallback", ("guard: replaced",), content=False)
+            return
         ans.source, ans.passage_ids = "fallback", ()
         yield self._fallback(ans)
 
@@ -346,7 +360,7 @@ class Brain:
                     for text in splitter.feed(piece):
                         for out in self._grounded_held(ans, text, guard):
                             yield out
-                        if ans.replaced or ans.abandoned or len(ans.spoken) >= cfg.max_answer_sentences:
+                        if ans.replaced or ans.salvage_done or len(ans.spoken) >= cfg.max_answer_sentences:
                             return
             except LLMError as exc:
                 metrics.LLM_ERRORS.labels(self.room, backend.name, exc.kind).inc()
@@ -357,7 +371,7 @@ class Brain:
             for text in splitter.flush():
                 for out in self._grounded_held(ans, text, guard):
                     yield out
-                if ans.replaced or ans.abandoned or len(ans.spoken) >= cfg.max_answer_sentences:
+                if ans.replaced or ans.salvage_done or len(ans.spoken) >= cfg.max_answer_sentences:
                     return
             if ans.held:  # the answer ended after it: nothing to join it with
                 held, ans.held = ans.held, ""
@@ -512,12 +526,23 @@ class Brain:
                 # answer goes on without it ("销量第一。回购的老客很多。" → "回购的老客很多。").
                 self._drop(ans, text, f"grounding: {g.reason}")
                 return None
+            if ans.abandoned:
+                ans.salvage_done = True  # a second invention: nothing more of this model answer is used
+                self._drop(ans, text, f"grounding: {g.reason}")
+                return None
             if not ans.spoken:
-                # Nothing of the model's answer said yet: drop the model and answer from the KB instead.
+                # Nothing of the model's answer said yet: drop the model and answer from the KB instead; the
+                # model's later sentences are kept (not voiced) in case the KB has no answer (see _without_llm).
                 self._drop(ans, text, f"grounding: {g.reason}")
                 ans.abandoned = True
                 return None
             return self._withhold(ans, text, f"grounding: {g.reason}")
+        if ans.abandoned:
+            if self.moderator.check(ans.said + "".join(ans.salvage) + text).ok:
+                ans.salvage.append(text)
+            else:
+                ans.salvage_done = True
+            return None
         if self.moderator.dangling(text) and self.moderator.check(text).ok:
             ans.held = text  # its end may begin a listed word: wait for the next sentence
             return None

@@ -164,10 +164,11 @@ async def test_all_sentences_withheld_falls_back_and_says_why(kb_dir: Path, llm_
         assert out and all(s.source in ("kb", "fallback") for s in out)
         assert "5折" not in "".join(s.text for s in out) and "九十九" not in "".join(s.text for s in out)
         reasons = [d["reason"] for d in out[0].dropped]
-        # The model's first sentence was withheld: the model is dropped and the KB answers instead.
-        assert len(reasons) == 1 and all("ungrounded number" in r for r in reasons)
+        # The model's first sentence was withheld: the KB answers instead. The model's later sentences are
+        # still read (kept aside for when the KB has no answer, never voiced before it): this one invents too.
+        assert len(reasons) == 2 and all("ungrounded number" in r for r in reasons)
         rec = brain.audit_record(line, out)
-        assert [d["text"] for d in rec["withheld"]] == ["今天全场5折！"]
+        assert [d["text"] for d in rec["withheld"]] == ["今天全场5折！", "到手价只要九十九元。"]
     finally:
         await brain.close()
 
@@ -418,5 +419,20 @@ async def test_an_absolute_claim_said_on_its_own_takes_only_itself(kb_dir: Path)
         out = await _say(brain, _line("卖得怎么样"))
         assert [s.text for s in out] == ["回头客很多。"]
         assert "absolute claim" in out[0].dropped[0]["reason"]
+    finally:
+        await brain.close()
+
+
+async def test_an_abandoned_model_answer_keeps_its_grounded_rest_when_the_kb_has_none(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    # The first sentence invents (withheld); the KB has nothing for the question; the model's grounded rest
+    # is said, then the safe line for what was left out — never the invented number.
+    llm_server.script = lambda req: ["这个杯子重999克。", "可以开电子发票。"]
+    brain = Brain("core-salvage", _llm_cfg(kb_dir, llm_server), MOD)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("能开发票吗，杯子有多沉呢"))
+        spoken = "".join(s.text for s in out)
+        assert "999" not in spoken and spoken
+        assert spoken.endswith(brain.cfg.guard.safe_line) or "发票" in spoken
     finally:
         await brain.close()
