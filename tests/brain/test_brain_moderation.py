@@ -159,3 +159,57 @@ def test_own_platform_can_be_allowed() -> None:
     assert m.check("淘宝上也有我们店").ok and m.check("某宝旗舰店").ok
     assert not m.check("京东更便宜").ok
     assert not build_moderator([], use_global=True, words_file=None, allow=[], pinyin=True, action="drop").check("淘宝上也有").ok
+
+
+# -- heldout6's classes, as families (written for these tests, not copied from the set) -----------------
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # insult templates over the emoji table: an address + 是/个/像 + a word of the insult lexicon
+        ("你就是只🐷", "侮辱"), ("主播像🐒一样上蹿下跳", "侮辱"), ("长得跟🐸似的", "侮辱"), ("你个憨憨", "侮辱"),
+        ("你脑子进水了吧", "侮辱"), ("骗子主播又来了", "侮辱"), ("你🈚🐴", "侮辱"), ("🦙的又涨价", "草泥马"),
+        ("楼上是傻子吧", "侮辱"), ("zz吧你", "智障"),
+        # betting / drug slang / loans / phishing: a vice term in the frame that makes it one
+        ("欧冠外围私我", "赌博盘口"), ("麻将赢钱秒提现", "赌博盘口"), ("打游戏赢真钱", "赌博盘口"),
+        ("笑气同城闪送", "毒品暗语"), ("出冰 懂得来", "毒品暗语"), ("出售听话水", "毒品暗语"),
+        ("校园贷", "校园贷"), ("不查征信秒批额度三万", "网贷诈骗"),
+        ("点击下方链接输入验证码领取", "钓鱼诈骗"), ("幸运粉丝请加客服领奖金", "钓鱼诈骗"),
+        # another seller's price or buying elsewhere, whatever the brand
+        ("某某茶庄同款只要59", "别处购买"), ("别在你这买了，太贵", "别处购买"), ("去他家下单吧", "别处购买"),
+        ("美团上才69", "别家价格"), ("盒马便宜二十", "别家价格"), ("比直播间划算多了", "别处购买"),
+        ("快 手 同 款 七 十", "别家价格"),
+        # contact ids next to any contact cue, look-alikes, leet app names
+        ("ᴠx：leaf2026", "联系方式"), ("w3ix1n: tea_88", "联系方式"), ("✈ @cha_shop 私聊", "联系方式"),
+        ("ins:greentea_01", "联系方式"), ("k0uk0u 12345678", "联系方式"),
+    ],
+)
+def test_heldout6_families_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["溜冰场几点开门", "周末一起打牌", "斗地主好玩吗", "学生证能打折吗", "点链接看详情", "点小黄车链接下单", "冰岛茶有货吗",
+     "冰糖能一起泡吗", "神仙水好用吗", "笑气是什么", "你是狗年出生的吗", "主播像个小猪一样可爱", "我家狗狗也爱喝",
+     "你个子好高", "同款有80克的吗", "这个和上次是同款吗", "型号tx2000", "订单号abc12345怎么查", "天猫旗舰店也有吗",
+     "美团更便宜吗", "你家的茶比别家划算吗", "快手上也能买吗", "山姆会员店有卖吗", "外围是什么意思", "额度不够怎么办",
+     "花呗额度能用吗", "同城能送吗", "茶叶子同城发货吗", "懂的都懂", "收到验证码了", "主播没马上发货吗", "你是真的可爱",
+     "脑子好使", "别抠抠搜搜的", "茶里有几片黄片正常吗", "黄片叶子多吗", "累死狗了", "笑死猪了哈哈", "艾特我一下@小安",
+     "@主播 好喝吗", "去那边看看样品", "这个比超市便宜吗", "下周还有活动吗"],
+)
+def test_heldout6_near_misses_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
+
+
+def test_price_elsewhere_leaves_the_rooms_own_platform_out() -> None:
+    own = build_moderator([], use_global=True, words_file=None, allow=["抖音"], pinyin=True, action="drop")
+    assert own.check("抖音上只要99").ok
+    assert not own.check("美团上只要99").ok
+
+
+def test_dangling_ends_wait_for_the_next_sentence(room) -> None:
+    assert room.dangling("可以去淘。") and room.dangling("欢迎来加。") and room.dangling("拼！")
+    assert not room.dangling("这款茶很好喝。")

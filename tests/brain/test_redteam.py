@@ -307,8 +307,8 @@ KNOWN_HELDOUT5: dict[str, str] = {}  # every first-run miss is fixed (see above)
 
 # The one run of heldout6.jsonl (written by another red-teamer who read neither the filter nor any earlier
 # set; committed in 395ae8c before the heldout5 work was finished and run once after it). It measures how
-# far the heldout5 work generalized: not much for moderation. Nothing was fixed from it; its misses are
-# the measurement and stay KNOWN until a later session works on them (and writes a fresh held-out set).
+# far the heldout5 work generalized: not much for moderation. Nothing was fixed from it before this record;
+# its misses are the measurement (HELDOUT6_FIRST_RUN_MISSES below).
 FIRST_HELDOUT6_RUN = {
     "moderation (banned comments)": {"precision": 0.966, "recall": 0.667},  # 28 of 84 answered, 2 near-misses blocked
     "user names": {"precision": 1.0, "recall": 0.7},
@@ -316,7 +316,15 @@ FIRST_HELDOUT6_RUN = {
     "extractive intent accuracy": 0.824,
     "failures": 45,  # of 275
 }
-KNOWN_HELDOUT6 = {
+# heldout6 became a development set after that one run: its misses were worked on by class (a broad emoji
+# table read before insult templates "你是/你个/像 X", "脑子被…", "X主播"; small capitals and leet app names;
+# an id next to any contact cue; betting/drug-slang/loan/phishing frames that need a sale or contact cue;
+# another seller's price or "buy there" whatever the brand; context excuses for 黄片 among tea leaves and the
+# idiom 抠抠搜搜; cure claims and 保价 as promises; approximators keeping their unit; a one-sentence look-ahead
+# for a model sentence ending in the start of a listed word; question fillers out of the intent topic). The
+# first run's misses are kept as the record; only what is still missed stays KNOWN, and heldout6's numbers
+# are dev numbers from now on. heldout7 (written independently meanwhile) is the next untouched set.
+HELDOUT6_FIRST_RUN_MISSES = {
     'heldout6-009': "[near_miss] '别抠抠搜搜的，直接拍两罐' — clean comment blocked (first run)",
     'heldout6-036': "[near_miss] '茶里有几片黄片正常吗' — clean comment blocked (first run)",
     'heldout6-107': "[ban_contact] 'ᴡx：cha6688，主页不方便说' — banned comment answered (first run)",
@@ -362,6 +370,10 @@ KNOWN_HELDOUT6 = {
     'heldout6-259': "[intent] '冲的时候水要多少度' — wanted '80度', got '价格 日常价：128元。价格 直播间到手价：99元。' (first run)",
     'heldout6-260': "[intent] '买回去能放多长时间' — wanted '18个月', got '这个问题我先记下来，稍后再给大家详细说明哦。' (first run)",
     'heldout6-261': "[intent] '要不要自己付运费' — wanted '包邮', got '拆封后如有受潮、异味等质量问题，也可以退，运费由我们承担。' (first run)",
+}
+KNOWN_HELDOUT6 = {
+    "heldout6-205": "海拔 is in no passage, so the altitude question retrieves nothing above min_match and 丽水 (true) "
+                    "is ungrounded in that answer; both sentences are withheld (1200米 invented, 丽水 not in a retrieved passage) and the fallback line is said",
 }
 
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
