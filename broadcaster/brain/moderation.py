@@ -105,9 +105,12 @@ _CONTACT = re.compile(
     # "ins:tea_2468", "tea_2468 加我"; an @handle with a contact verb
     rf"|(?:飞机|电报|tg|ins|推特|twitter|line|微博|小红书|xhs|抖音|dy|快手|b站|私聊|私信|主页|账号|帐号|(?<![型编批货单序])号|id)"
     rf":?@?{_ID}"
-    rf"|(?<![a-z0-9_]){_ID}(?:加我|私聊|私我|私信|找我|联系|滴滴)"
     rf"|@{_ID}(?:.{{0,4}}(?:私聊|私我|私信|加我|找我|联系|更便宜|优惠))",
 )
+# An id followed by a contact verb ("tea_2468 加我"): tried only when a verb is there (the id's look-ahead
+# at every latin position would cost a scan each).
+_CONTACT_VERB = re.compile(r"加我|私聊|私我|私信|找我|联系|滴滴")
+_ID_THEN_VERB = re.compile(rf"(?<![a-z0-9_]){_ID}(?:加我|私聊|私我|私信|找我|联系|滴滴)")
 # Numerals of every system → digits (for the contact views only: "八" is a digit there, not a word).
 _NUMERALS = str.maketrans({
     **dict(zip("零〇幺一二三四五六七八九", "001123456789", strict=True)),
@@ -117,6 +120,7 @@ _NUMERALS = str.maketrans({
 })
 # App names in leet (w31x1n, k0uk0u): a token of letters and digits that reads as an app once digits are letters.
 _LEET_TOKEN = re.compile(r"(?<![a-z0-9])(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{2,8}(?![a-z0-9])")
+_LETTER_DIGIT = re.compile(r"[a-z]\d|\d[a-z]")
 _LEET_APPS = frozenset({"weixin", "wechat", "vx", "wx", "qq", "koukou", "qun", "dianhua", "shouji", "weibo", "tg", "telegram"})
 
 
@@ -173,7 +177,8 @@ def _contact_views(text: str) -> tuple[str, ...]:
         v = _JOIN_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group(0)), v)
         v = _DIGITISH.sub(lambda m: m.group(0).replace("o", "0").replace("l", "1")
                           if sum(c.isdigit() for c in m.group(0)) >= 5 else m.group(0), v)
-        v = _LEET_TOKEN.sub(_leet_app, v)
+        if _LETTER_DIGIT.search(v):
+            v = _LEET_TOKEN.sub(_leet_app, v)
         v = _NOT_COMPACT.sub("", v)
         if v not in plain:
             plain.append(v)
@@ -491,6 +496,8 @@ class Moderator:
                     if m is not None:
                         break
                     m = _CONTACT.search(view)
+                    if m is None and _CONTACT_VERB.search(view):
+                        m = _ID_THEN_VERB.search(view)
                 if m is not None:
                     hit("联系方式", "contact", m.group(0))
         if matched and self._excuses:
