@@ -75,6 +75,7 @@ _HAS_LATIN = re.compile(r"[a-z]")
 _TOKENS = re.compile(r"[a-z0-9]+")
 # Characters so common after a word that a homophone ending in one is speech, not an evasion.
 _FUNCTION_CHARS = frozenset("好的了是吗呢在有不很也都就和呀啊吧哦")
+_SENTENCE_FINAL = frozenset("你他她它的了吗呢吧啊呀哦嘛么哈啦噢")  # a sentence ending in one is not a fragment
 _DENSE_CHAR = re.compile(r"[a-z\u3400-\u9fff\uf900-\ufaff]")
 # A homophone or a crossing match that is a word this common (jieba dictionary frequency) is a real word.
 COMMON_WORD_FREQ = 100
@@ -510,7 +511,12 @@ class Moderator:
         """True when the text's end may be the start of a listed word ("可以去淘。" → 淘宝, "来加。" → 加群):
         the answer's next sentence decides (see Brain's one-sentence look-ahead)."""
         d = dense(fold(text))
-        return any(d[-k:] in self._prefixes for k in (1, 2, 3) if len(d) >= k)
+        if not d or not is_cjk_char(d[-1]) or d[-1] in _SENTENCE_FINAL:
+            return False
+        # Only a fragment: the text's last word is the start of a listed word, and not a common word of its
+        # own ("…适合学生。" is not 学生贷 begun; "可以去淘。" is 淘宝 begun).
+        last = _segmenter().lcut(d[-6:], HMM=False)[-1]
+        return last in self._prefixes and (len(last) == 1 or not self._common(last))
 
     def _excuse(self, d: str, matched: list[str], how: list[str], spans: list[str]) -> None:
         """Drops a word's text/pinyin hit when its context makes it another word (黄片 among tea leaves)."""
