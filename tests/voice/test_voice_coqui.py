@@ -74,7 +74,7 @@ async def test_vits_voice_end_to_end(vits_dir: Path) -> None:
         utts = [u async for u in voice.speak(Line("Hello there. Thanks for the gift!", LineSource.THANKS))]
     finally:
         await voice.close()
-    assert [u.last for u in utts] == [False, True] and voice.fallbacks == 0
+    assert [u.index for u in utts] == [0, 1] and voice.fallbacks == 0
 
 
 async def test_missing_model_dir_is_a_clear_error(tmp_path: Path) -> None:
@@ -156,5 +156,5 @@ async def test_xtts_voice_end_to_end_with_clone(tmp_path: Path, xtts_dir: Path) 
         utts = [u async for u in voice.speak(Line("欢迎来到直播间！", LineSource.SCRIPT))]
     finally:
         await voice.close()
-    assert len(utts) == 1 and utts[0].last and voice.fallbacks == 0
+    assert len(utts) == 1 and voice.fallbacks == 0
     assert voice.backend.voice_id.startswith("coqui:") and "clone:host:" in voice.backend.voice_id

@@ -53,7 +53,7 @@ async def test_piper_voice_end_to_end(tiny_voice: Path) -> None:
         utts = [u async for u in voice.speak(Line("欢迎！价格¥199.9。", LineSource.SCRIPT))]
     finally:
         await voice.close()
-    assert [u.last for u in utts] == [False, True]
+    assert [u.index for u in utts] == [0, 1]
     assert voice.fallbacks == 0
     for u in utts:
         assert len(u.mouth) == -(-u.pcm.size // (48000 // 25))
