@@ -236,11 +236,9 @@ async def test_fleet_brains_share_answers_over_redis_and_keep_going_when_it_dies
     import os
     import signal
 
-    from test_brain_cache import _free_port, _redis
+    from tests.support.redis import start_redis
 
-    port = _free_port()
-    server = _redis(tmp_path / "r.db", port)
-    url = f"redis://127.0.0.1:{port}/0"
+    server, url = start_redis(tmp_path / "r.db")
     llm_server.script = lambda req: ["杯盖可以单独买，每个15元。"]
     base = _llm_cfg(kb_dir, llm_server).model_dump(mode="python")
     base["llm"]["api_key"] = None

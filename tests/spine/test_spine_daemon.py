@@ -237,7 +237,7 @@ async def test_a_new_knowledge_base_drops_answers_cached_from_the_old_one(tmp_pa
     KB) and never after the KB changed."""
     import shutil
 
-    from tests.voice.voice_helpers import start_redis
+    from tests.support.redis import start_redis
 
     server, url = start_redis(tmp_path / "redis.db")
     kb = tmp_path / "kb"

@@ -7,12 +7,12 @@ import io
 from pathlib import Path
 
 import pytest
-from voice_helpers import start_redis
 
 from broadcaster.config import parse_config
 from broadcaster.voice.cli import add_commands, warm_rooms
 from broadcaster.voice.voice import voice_for_room
 from cache.store import RedisStore
+from tests.support.redis import start_redis
 
 
 def test_parser_registers_cache_warm() -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tinymodels import build_tiny_vits, build_tiny_xtts, require
-from voice_helpers import start_redis
 
 from broadcaster.lines import Line, LineSource
 from broadcaster.voice import build_voice
@@ -18,6 +17,7 @@ from broadcaster.voice.backends.coqui import CoquiBackend
 from broadcaster.voice.config import CoquiVoiceConfig, VoiceConfig, VoiceProfileConfig
 from broadcaster.voice.profiles import ConsentError
 from cache.store import RedisStore
+from tests.support.redis import start_redis
 
 require("TTS")
 

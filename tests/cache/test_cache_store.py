@@ -9,9 +9,10 @@ import time
 from pathlib import Path
 
 import pytest
-from voice_helpers import free_port, start_redis
 
 from cache.store import FallbackStore, MemoryStore, RedisStore, Store, build_store
+from tests.support.redis import start_redis
+from tests.support.servers import free_port
 
 
 @pytest.fixture(scope="module")

