@@ -335,6 +335,10 @@ class Show:
         if self.stage.speaking:  # its answer will wait for the end of the sentence being spoken
             self._busy[id(event)] = None
         self.director.offer(event)
+        # The platform may have just deleted a super chat: an answer to it stops at this sentence's end.
+        for trail in list(self._live.values()):  # one or two lines at most
+            if self.director.is_withdrawn(trail.line):
+                self.stage.interrupt(trail.line)
 
     async def _offer_async(self, event: Event) -> None:
         self.offer(event)

@@ -77,3 +77,24 @@ async def test_skip_cuts_at_the_boundary_and_audits_only_what_was_heard(tmp_path
         assert ends[1].line.id == nxt["id"] and ends[1].played == 1
     finally:
         await room.stop()
+
+
+async def test_a_super_chat_deleted_while_its_answer_plays_is_cut_at_the_sentence(tmp_path: Path) -> None:
+    from danmaku.event import Event, EventKind, User
+
+    room = _room(tmp_path)
+    await room.start()
+    ends = _line_ends(room)
+    try:
+        room.show.offer(Event("bilibili", "show", EventKind.SUPER_CHAT, User("7", "大白"), "主播能介绍一下这个杯子吗",
+                              30_000, extra={"sc_id": "sc-1"}))
+        await _until(lambda: room.stage.current is not None, 30, "the super chat's answer speaking")
+        line = room.stage.current.line
+        assert line.event is not None and line.event.extra["sc_id"] == "sc-1"
+        room.show.offer(Event("bilibili", "show", EventKind.SYSTEM, None, "", extra={"type": "sc_delete",
+                                                                                        "ids": ["sc-1"]}))
+        await _until(lambda: any(e.line.id == line.id for e in ends), 15, "the answer's end")
+        end = next(e for e in ends if e.line.id == line.id)
+        assert end.cut and end.played == 1  # the sentence on air finished; nothing after it was said
+    finally:
+        await room.stop()
