@@ -25,7 +25,7 @@ import itertools
 import logging
 import random
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +45,7 @@ from broadcaster.brain.textnorm import display, question_key
 from broadcaster.lines import Line, LineSource
 from cache.answer import AnswerCache
 from cache.store import Store, build_store
+from common.bounded import BoundedDict
 from common.breaker import CircuitBreaker
 from danmaku.event import EventKind
 
@@ -113,14 +114,14 @@ class Brain:
         self.kb = KnowledgeBase(cfg.kb.dir, chunk_chars=cfg.kb.chunk_chars, top_k=cfg.kb.top_k,
                                 check_interval_s=cfg.kb.check_interval_s)
         self.cache: AnswerCache | None = None
-        self._history: OrderedDict[str, deque[tuple[str, str]]] = OrderedDict()
+        self._history: BoundedDict[str, deque[tuple[str, str]]] = BoundedDict(2000)  # the oldest viewers are forgotten
         self._rng = random.Random()
         self._fallback_cycle = itertools.cycle(cfg.fallback_lines)
         self.started = False
         self._kb_builds = 0
         self._watch_task: asyncio.Task[None] | None = None
         # line id → every sentence withheld while answering it (also the ones after the last spoken one).
-        self._withheld: OrderedDict[int, list[dict[str, str]]] = OrderedDict()
+        self._withheld: BoundedDict[int, list[dict[str, str]]] = BoundedDict(256)
         self.faq = FaqMatcher([])
 
     # -- life cycle -----------------------------------------------------------------------------------
@@ -430,8 +431,6 @@ class Brain:
         hist = self._history.pop(uid, None) or deque(maxlen=turns)
         hist.append((question, answer))
         self._history[uid] = hist
-        while len(self._history) > 2000:  # bounded: the oldest viewers are forgotten
-            self._history.popitem(last=False)
 
     # -- checks ---------------------------------------------------------------------------------------
 
@@ -439,9 +438,9 @@ class Brain:
         record = {"text": text, "reason": reason}
         ans.pending_drops.append(record)
         ans.all_drops.append(record)
-        self._withheld.setdefault(ans.line.id, []).append(record)
-        while len(self._withheld) > 256:
-            self._withheld.popitem(last=False)
+        if ans.line.id not in self._withheld:
+            self._withheld[ans.line.id] = []
+        self._withheld[ans.line.id].append(record)
         log.info("room %s: withheld %r: %s", self.room, text, reason)
 
     def _emit(self, ans: _Answer, text: str, source: str, verdicts: tuple[str, ...], *, content: bool = True) -> Sentence:
