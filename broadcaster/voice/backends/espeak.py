@@ -73,7 +73,9 @@ class _Engine:
 
     def _on_audio(self, wav: ctypes._Pointer, n: int, _events: int) -> int:
         if n > 0 and wav and self._sink is not None:
-            chunk = np.ctypeslib.as_array(wav, shape=(n,)).astype(np.float32) / 32768.0
+            # string_at copies the samples out; np.ctypeslib.as_array would create (and cache forever) a
+            # new ctypes array type for every distinct chunk length: slow, unbounded memory growth.
+            chunk = np.frombuffer(ctypes.string_at(wav, 2 * n), np.int16).astype(np.float32) / 32768.0
             assert self._notify is not None
             with self._notify:
                 self._sink.append(chunk)
