@@ -18,7 +18,7 @@ from broadcaster import faults
 from broadcaster.config import ConfigError, load_config
 from broadcaster.daemon import Daemon, describe_reload
 from broadcaster.logs import clear_secrets, redact
-from tests.spine.streamcheck import assert_valid_stream
+from tests.media.streamcheck import assert_valid_stream
 from tests.support.media import probe
 from tests.support.servers import ROOT, wait_until
 

@@ -1,4 +1,4 @@
-"""The spine against real RTMP servers: what arrives is a clean H.264/AAC stream with speech where scheduled."""
+"""The media path against real RTMP servers: what arrives is a clean H.264/AAC stream with speech where scheduled."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from broadcaster.config import RoomConfig
 from broadcaster.room import Room
-from tests.spine.streamcheck import assert_valid_stream
+from tests.media.streamcheck import assert_valid_stream
 from tests.support.media import CardAvatar, probe, tone_utterance
 from tests.support.servers import free_port, wait_until
 

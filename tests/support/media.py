@@ -12,7 +12,7 @@ from renderer.base import FrameState, MouthTrack
 
 
 class CardAvatar:
-    """A collaborator for spine tests: cheap frames whose content changes every frame."""
+    """A collaborator for media-path tests: cheap frames whose content changes every frame."""
 
     def __init__(self, width: int, height: int):
         self.width, self.height = width, height
