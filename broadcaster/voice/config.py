@@ -124,12 +124,19 @@ class VoiceConfig(Model):
     prefetch_sentences: int = Field(2, ge=0, le=8)  # synthesized ahead while earlier ones play
     cache: VoiceCacheConfig = VoiceCacheConfig()
     asr: AsrConfig = AsrConfig()
+    # piper/coqui: speak through the host's shared TTS service (daemon.services) instead of loading the model in
+    # this room; rooms with the same model settings share one loaded copy. Same voice, same cache keys.
+    host_service: bool = False
+    service_start_timeout_s: float = Field(120.0, gt=0)  # how long the room's start waits for the service
 
     @model_validator(mode="after")
     def _backend_section(self) -> VoiceConfig:
         needs = {"piper": self.piper, "coqui": self.coqui, "http": self.http}
         if self.backend in needs and needs[self.backend] is None:
             raise ValueError(f"voice.backend is {self.backend!r} but the voice.{self.backend} section is missing")
+        if self.host_service and self.backend not in ("piper", "coqui"):
+            raise ValueError(f"voice.host_service shares a loaded model; backend {self.backend!r} has none "
+                             "(use piper or coqui, or set host_service: false)")
         if self.profile is not None:
             if self.backend != "coqui":
                 raise ValueError("voice.profile (a cloned voice) needs voice.backend: coqui (an XTTS model)")

@@ -297,6 +297,10 @@ class Voice:
 
 def make_backend(cfg: VoiceConfig, *, room: str = "", store: Store | None = None) -> TTSBackend:
     """The backend named by `cfg.backend`, not yet started."""
+    if cfg.host_service:
+        from broadcaster.voice.backends.service import ServiceBackend
+
+        return ServiceBackend(cfg, room=room)
     if cfg.backend == "espeak":
         from broadcaster.voice.backends.espeak import EspeakBackend
 
