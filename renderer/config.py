@@ -184,8 +184,23 @@ class BuiltinStyle(Model):
     accent: Colour = "#f2f2f7"
 
 
+def _check_model_dir(p: Path | None, info: ValidationInfo) -> Path | None:
+    """A neural model folder: exists and holds every file of the published layout (no torch needed to check)."""
+    checked = _check_file(p, info, want_dir=True)
+    base = (info.context or {}).get("base_dir") if info.context else None
+    if checked is None or (not checked.expanduser().is_absolute() and base is None):
+        return checked
+    from renderer.neural.loader import ModelFilesError, check_layout
+
+    try:
+        check_layout(resolve_path(checked, Path(base) if base is not None else None), key="")
+    except ModelFilesError as exc:
+        raise ValueError(str(exc)) from None
+    return checked
+
+
 class AvatarConfig(Model):
-    kind: Literal["builtin", "portrait", "sprite"] = "builtin"
+    kind: Literal["builtin", "portrait", "sprite", "neural"] = "builtin"
     # portrait: an image file (jpg/png); sprite: a folder holding manifest.yaml (or manifest.json) or that file
     path: Path | None = None
     face_box: tuple[int, int, int, int] | None = (
@@ -201,6 +216,22 @@ class AvatarConfig(Model):
     background: BackgroundConfig = BackgroundConfig()
     overlays: OverlaysConfig = OverlaysConfig()
     layout: LayoutConfig = LayoutConfig()
+    # neural (docs/face.md): a MuseTalk-1.5-layout model folder, the person's photo or short video, where it runs
+    model_dir: Path | None = None
+    source: Path | None = None  # jpg/png, or a video (mp4, mov, ...): its first source_seconds loop forward and back
+    source_seconds: float = Field(6.0, gt=0, le=30)
+    device: str = Field("auto", pattern=r"^(cpu|auto|cuda(:\d+)?)$")  # auto: the GPU when usable, else the CPU
+    dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"  # auto: bf16/fp16 on a GPU, fp32 on the CPU
+
+    @field_validator("model_dir")
+    @classmethod
+    def _model_dir(cls, v: Path | None, info: ValidationInfo) -> Path | None:
+        return _check_model_dir(v, info)
+
+    @field_validator("source")
+    @classmethod
+    def _source_exists(cls, v: Path | None, info: ValidationInfo) -> Path | None:
+        return _check_file(v, info)
 
     @field_validator("path")
     @classmethod
@@ -228,4 +259,8 @@ class AvatarConfig(Model):
             raise ValueError("face_box applies only to kind 'portrait'")
         if self.landmarks is not None and self.kind != "portrait":
             raise ValueError("landmarks applies only to kind 'portrait'")
+        if self.kind == "neural" and (self.model_dir is None or self.source is None):
+            raise ValueError("avatar kind 'neural' needs 'model_dir' (a MuseTalk 1.5 model folder) and 'source' (a photo or video)")
+        if self.kind != "neural" and (self.model_dir is not None or self.source is not None):
+            raise ValueError("model_dir and source apply only to kind 'neural'")
         return self

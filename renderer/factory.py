@@ -31,7 +31,7 @@ def avatar_box(cfg: AvatarConfig, width: int, height: int) -> tuple[int, int, in
     if cfg.layout.avatar_box is not None:
         fx, fy, fw, fh = cfg.layout.avatar_box
         return round(fx * width), round(fy * height), max(16, round(fw * width)), max(16, round(fh * height))
-    if cfg.kind == "portrait":
+    if cfg.kind in ("portrait", "neural"):
         return 0, 0, width, height  # a photo brings its own surroundings
     if width >= height:
         bh = round(height * 0.94)
@@ -122,6 +122,27 @@ def _rig_height(box: tuple[int, int, int, int], aspect: float) -> int:
     return int(min(bh, bw / aspect)) + 4
 
 
+def _neural_figure(
+    cfg: AvatarConfig, box: tuple[int, int, int, int], width: int, height: int, fps: int, cache_dir: Path | None
+) -> tuple[Figure, AvatarConfig]:
+    """The neural figure (no model loaded here: crops come from the face service) with its portrait fallback.
+
+    Body sway and breathing are off for this kind: the model redraws a still source frame, and the portrait
+    drawing an utterance in its place must stand exactly where the neural frames stand (blinks stay).
+    """
+    from renderer.neural.avatar import NeuralAvatar, fallback_photo
+    from renderer.neural.prepare import prepare
+    from renderer.portrait import PortraitFigure
+
+    assert cfg.source is not None
+    still = cfg.idle.model_copy(update={"sway_px": 0.0, "sway_deg": 0.0, "breath": 0.0, "speak_nod": 0.0})
+    cfg = cfg.model_copy(update={"idle": still})
+    prepared = prepare(cfg.source.expanduser(), cache_dir, max_seconds=cfg.source_seconds)
+    photo = fallback_photo(prepared, cache_dir)
+    portrait = PortraitFigure(photo, None, box, width, height, cfg, cache_dir=cache_dir)
+    return NeuralAvatar(prepared, portrait, fps), cfg
+
+
 def build_avatar(
     cfg: AvatarConfig,
     width: int,
@@ -156,6 +177,8 @@ def build_avatar(
         assert cfg.path is not None
         rig = load_sprite_rig(cfg.path.expanduser(), box)
         figure = RigFigure(rig, box, height, cfg.idle.sway_px, cfg.idle.breath)
+    elif cfg.kind == "neural":
+        figure, cfg = _neural_figure(cfg, box, width, height, fps, cache_dir)
     else:
         from renderer.portrait import PortraitFigure
 
