@@ -216,12 +216,14 @@ class AvatarConfig(Model):
     background: BackgroundConfig = BackgroundConfig()
     overlays: OverlaysConfig = OverlaysConfig()
     layout: LayoutConfig = LayoutConfig()
-    # neural (docs/face.md): a MuseTalk-1.5-layout model folder, the person's photo or short video, where it runs
+    # neural (docs/face.md): a MuseTalk-1.5-layout model folder; the person's photo (jpg/png) or video (mp4, mov,
+    # ...: its first source_seconds loop forward and back); device auto = the GPU when usable, else the CPU;
+    # dtype auto = bf16 (or fp16) on a GPU, fp32 on the CPU
     model_dir: Path | None = None
-    source: Path | None = None  # jpg/png, or a video (mp4, mov, ...): its first source_seconds loop forward and back
+    source: Path | None = None
     source_seconds: float = Field(6.0, gt=0, le=30)
-    device: str = Field("auto", pattern=r"^(cpu|auto|cuda(:\d+)?)$")  # auto: the GPU when usable, else the CPU
-    dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"  # auto: bf16/fp16 on a GPU, fp32 on the CPU
+    device: str = Field("auto", pattern=r"^(cpu|auto|cuda(:\d+)?)$")
+    dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
 
     @field_validator("model_dir")
     @classmethod
@@ -260,7 +262,9 @@ class AvatarConfig(Model):
         if self.landmarks is not None and self.kind != "portrait":
             raise ValueError("landmarks applies only to kind 'portrait'")
         if self.kind == "neural" and (self.model_dir is None or self.source is None):
-            raise ValueError("avatar kind 'neural' needs 'model_dir' (a MuseTalk 1.5 model folder) and 'source' (a photo or video)")
+            raise ValueError(
+                "avatar kind 'neural' needs 'model_dir' (a MuseTalk 1.5 model folder) and 'source' (a photo or video)"
+            )
         if self.kind != "neural" and (self.model_dir is not None or self.source is not None):
             raise ValueError("model_dir and source apply only to kind 'neural'")
         return self

@@ -123,7 +123,12 @@ def _rig_height(box: tuple[int, int, int, int], aspect: float) -> int:
 
 
 def _neural_figure(
-    cfg: AvatarConfig, box: tuple[int, int, int, int], width: int, height: int, fps: int, cache_dir: Path | None
+    cfg: AvatarConfig,
+    box: tuple[int, int, int, int],
+    width: int,
+    height: int,
+    fps: int,
+    cache_dir: Path | None,
 ) -> tuple[Figure, AvatarConfig]:
     """The neural figure (no model loaded here: crops come from the face service) with its portrait fallback.
 

@@ -18,10 +18,7 @@ from renderer.neural.model import AUDIO_FPS, PAD_LEFT, PAD_RIGHT, STEPS_PER_FRAM
 def to_whisper_rate(pcm: np.ndarray, sample_rate: int) -> np.ndarray:
     """Mono float32 in -1..1 at 16 kHz from int16 or float PCM (mono, or (samples, channels) which is averaged)."""
     a = np.asarray(pcm)
-    if a.dtype == np.int16:
-        a = a.astype(np.float32) / 32768.0
-    else:
-        a = a.astype(np.float32, copy=False)
+    a = a.astype(np.float32) / 32768.0 if a.dtype == np.int16 else a.astype(np.float32, copy=False)
     if a.ndim == 2:
         a = a.mean(axis=1)
     if sample_rate == WHISPER_RATE:
@@ -48,9 +45,15 @@ def frame_windows(hidden: np.ndarray, seconds: float, fps: int, frames: int | No
     per_frame = AUDIO_FPS / fps
     left = STEPS_PER_FRAME * PAD_LEFT
     # Enough zeros on the right for the last frame's window (MuseTalk pads 3x the right context).
-    right = max(STEPS_PER_FRAME * 3 * PAD_RIGHT, math.floor((n - 1) * per_frame) + WINDOW_STEPS - actual - left)
+    right = max(
+        STEPS_PER_FRAME * 3 * PAD_RIGHT, math.floor((n - 1) * per_frame) + WINDOW_STEPS - actual - left
+    )
     padded = np.concatenate(
-        [np.zeros((left, layers, d), hidden.dtype), hidden[:actual], np.zeros((max(0, right), layers, d), hidden.dtype)]
+        [
+            np.zeros((left, layers, d), hidden.dtype),
+            hidden[:actual],
+            np.zeros((max(0, right), layers, d), hidden.dtype),
+        ]
     )
     idx = np.floor(np.arange(n) * per_frame).astype(np.int64)[:, None] + np.arange(WINDOW_STEPS)[None, :]
     return padded[idx].reshape(n, WINDOW_STEPS * layers, d)

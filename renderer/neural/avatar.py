@@ -49,12 +49,17 @@ class NeuralAvatar:
         self.geometry = prepared.geometry
         self.fallback = fallback
         self.fps = fps
-        self.rect = fallback.rect  # where the portrait puts the photo: the same place, so a switch never jumps
+        self.rect = (
+            fallback.rect
+        )  # where the portrait puts the photo: the same place, so a switch never jumps
         self.covers_canvas = fallback.covers_canvas
         s = fallback.photo_scale
         # The portrait's crop offset of the scaled photo, read back from its landmarks (lm = photo_lm * s - offset).
         chin_photo, chin_work = fallback.photo_landmarks.p("chin"), fallback.lm.p("chin")
-        self._offset = (round(float(chin_photo[0]) * s - float(chin_work[0])), round(float(chin_photo[1]) * s - float(chin_work[1])))
+        self._offset = (
+            round(float(chin_photo[0]) * s - float(chin_work[0])),
+            round(float(chin_photo[1]) * s - float(chin_work[1])),
+        )
         h, w = self.source.frames[0].shape[:2]
         self._scaled = (max(1, round(w * s)), max(1, round(h * s)))
         self._interp = cv2.INTER_AREA if s < 1 else (cv2.INTER_LANCZOS4 if s > 1.5 else cv2.INTER_CUBIC)
@@ -79,7 +84,9 @@ class NeuralAvatar:
         for k in range(len(features)):
             if features.voiced[k]:
                 n = start_n + k
-                out.append(FramePlan(n, FaceItem(self.key, self.source.loop_index(n, self.fps), features.windows[k])))
+                out.append(
+                    FramePlan(n, FaceItem(self.key, self.source.loop_index(n, self.fps), features.windows[k]))
+                )
         return out
 
     def deliver(self, n: int, crop: np.ndarray) -> None:

@@ -20,7 +20,14 @@ import cv2
 import numpy as np
 
 from renderer.neural.audio import frame_count, frame_windows, to_whisper_rate, voiced_frames
-from renderer.neural.model import CROP, SEGMENT_S, VAE_SCALING, WHISPER_RATE, positional_encoding, tokens_per_frame
+from renderer.neural.model import (
+    CROP,
+    SEGMENT_S,
+    VAE_SCALING,
+    WHISPER_RATE,
+    positional_encoding,
+    tokens_per_frame,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -101,7 +108,9 @@ class FaceModel:
         self.layers = int(self.whisper.config.encoder_layers)
         self.d_model = int(self.whisper.config.d_model)
         self.tokens = tokens_per_frame(self.layers)
-        self._pe = torch.from_numpy(positional_encoding(self.tokens, self.d_model)).to(device=device, dtype=dtype)
+        self._pe = torch.from_numpy(positional_encoding(self.tokens, self.d_model)).to(
+            device=device, dtype=dtype
+        )
         self._sources: dict[str, torch.Tensor] = {}
         self._lock = threading.Lock()
         self.forward_passes = 0  # UNet calls so far (the service reports batch sizes from this and run_batch)

@@ -154,8 +154,13 @@ def load_face_model(
         whisper = WhisperModel.from_pretrained(layout.whisper_dir).encoder
         extractor = WhisperFeatureExtractor.from_pretrained(layout.whisper_dir)
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
-        raise ModelFilesError(f"avatar.model_dir: cannot load {str(layout.root)!r}: {type(exc).__name__}: {exc}") from exc
-    if unet.config.in_channels != 2 * vae.config.latent_channels or unet.config.cross_attention_dim != whisper.config.d_model:
+        raise ModelFilesError(
+            f"avatar.model_dir: cannot load {str(layout.root)!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+    if (
+        unet.config.in_channels != 2 * vae.config.latent_channels
+        or unet.config.cross_attention_dim != whisper.config.d_model
+    ):
         raise ModelFilesError(
             f"avatar.model_dir: {str(layout.unet_config)!r} does not fit the VAE/whisper beside it (UNet in_channels "
             f"{unet.config.in_channels}, cross_attention_dim {unet.config.cross_attention_dim}; expected "

@@ -27,7 +27,12 @@ MUSETALK_UNET_CONFIG: dict = {
     "block_out_channels": [320, 640, 1280, 1280],
     "center_input_sample": False,
     "cross_attention_dim": 384,
-    "down_block_types": ["CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D", "DownBlock2D"],
+    "down_block_types": [
+        "CrossAttnDownBlock2D",
+        "CrossAttnDownBlock2D",
+        "CrossAttnDownBlock2D",
+        "DownBlock2D",
+    ],
     "downsample_padding": 1,
     "flip_sin_to_cos": True,
     "freq_shift": 0,

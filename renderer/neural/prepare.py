@@ -133,7 +133,9 @@ def crop_box(lm: Landmarks, width: int, height: int) -> tuple[int, int, int, int
         min(height, math.ceil(chin_y) + EXTRA_MARGIN),
     )
     if box[2] - box[0] < 16 or box[3] - box[1] < 16:
-        raise AvatarError(f"avatar.source: the face box {list(box)} is too small for the neural face (at least 16 px)")
+        raise AvatarError(
+            f"avatar.source: the face box {list(box)} is too small for the neural face (at least 16 px)"
+        )
     return box
 
 
@@ -177,7 +179,11 @@ def _frame_landmarks(src: SourceFrames, cache_dir: Path | None) -> list[Landmark
                 raise AvatarError(
                     f"avatar.source: no usable face in the first frame of {str(src.path)!r} (confidence {conf:.2f})"
                 )
-            log.info("neural face: frame %d of %s: face not found, keeping the previous frame's landmarks", i, src.path)
+            log.info(
+                "neural face: frame %d of %s: face not found, keeping the previous frame's landmarks",
+                i,
+                src.path,
+            )
             lm = prev
         out.append(lm)
         prev = lm
@@ -204,7 +210,9 @@ def _load(path: Path | None) -> dict[str, np.ndarray] | None:
         return None  # a damaged entry is simply computed again
 
 
-def prepare_geometry(src: SourceFrames, cache_dir: Path | None, computed: list[str] | None = None) -> FaceGeometry:
+def prepare_geometry(
+    src: SourceFrames, cache_dir: Path | None, computed: list[str] | None = None
+) -> FaceGeometry:
     key = f"{src.sha256[:24]}-v{PREP_VERSION}-n{len(src.frames)}"
     cache = cache_dir / "neural-face" / f"{key}.npz" if cache_dir is not None else None
     data = _load(cache)
@@ -213,7 +221,9 @@ def prepare_geometry(src: SourceFrames, cache_dir: Path | None, computed: list[s
     lms = _frame_landmarks(src, cache_dir)
     h, w = src.frames[0].shape[:2]
     boxes = np.array([crop_box(lm, w, h) for lm in lms], np.int32)
-    masks = np.stack([lower_face_mask(lm, tuple(int(v) for v in b)) for lm, b in zip(lms, boxes, strict=True)])
+    masks = np.stack(
+        [lower_face_mask(lm, tuple(int(v) for v in b)) for lm, b in zip(lms, boxes, strict=True)]
+    )
     geo = FaceGeometry(key, np.stack([_points(lm) for lm in lms]), boxes, masks)
     if computed is not None:
         computed.append("geometry")
@@ -223,10 +233,18 @@ def prepare_geometry(src: SourceFrames, cache_dir: Path | None, computed: list[s
 
 
 def prepare_latents(
-    model: FaceModel, src: SourceFrames, geo: FaceGeometry, cache_dir: Path | None, computed: list[str] | None = None
+    model: FaceModel,
+    src: SourceFrames,
+    geo: FaceGeometry,
+    cache_dir: Path | None,
+    computed: list[str] | None = None,
 ) -> np.ndarray:
     """The source's reference latents for this model's VAE, from the cache or encoded (then cached)."""
-    cache = cache_dir / "neural-face" / f"{geo.key}-{model.layout.vae_id()}.latents.npz" if cache_dir is not None else None
+    cache = (
+        cache_dir / "neural-face" / f"{geo.key}-{model.layout.vae_id()}.latents.npz"
+        if cache_dir is not None
+        else None
+    )
     data = _load(cache)
     if data is not None and data["latents"].shape[0] == len(src.frames):
         return data["latents"]

@@ -23,7 +23,12 @@ TINY_UNET = {
     "sample_size": 32,
 }
 # Four blocks as in sd-vae, so a 256 crop still gives 32x32 latents; only the widths shrink.
-TINY_VAE = {**SD_VAE_CONFIG, "block_out_channels": [8, 16, 16, 16], "layers_per_block": 1, "norm_num_groups": 4}
+TINY_VAE = {
+    **SD_VAE_CONFIG,
+    "block_out_channels": [8, 16, 16, 16],
+    "layers_per_block": 1,
+    "norm_num_groups": 4,
+}
 # max_source_positions stays 1500: whisper's feature extractor always pads to 30 s.
 TINY_WHISPER = {
     **WHISPER_TINY_CONFIG,
