@@ -62,6 +62,7 @@ class _Connection:
         self.waiting: dict[int, asyncio.Queue[Reply | BaseException]] = {}
         self.sent_inputs: dict[int, list[int]] = {}  # request id → its input blocks in our arena
         self.dead: BaseException | None = None
+        self.header_bytes = 0  # bytes read from the socket: headers only, the arrays are in shared memory
         self.task: asyncio.Task[None] | None = None
 
     def send(self, msg: dict[str, Any]) -> None:
@@ -75,6 +76,7 @@ class _Connection:
         try:
             while True:
                 msg = await read_message(self.reader)
+                self.header_bytes += msg.pop("_size", 0)
                 rid = int(msg.get("id", -1))
                 q = self.waiting.get(rid)
                 if msg.get("op") == "stats":
@@ -130,6 +132,12 @@ class ServiceClient:
         self._ids = itertools.count(1)
         self.connects = 0  # successful connections (a reconnect after a restart adds one)
         self.welcome: dict[str, Any] | None = None  # the last service's welcome: pid, loads, info
+        self._past_bytes = 0
+
+    @property
+    def socket_bytes(self) -> int:
+        """Bytes received on the socket over all connections: headers only, arrays come through shared memory."""
+        return self._past_bytes + (self._conn.header_bytes if self._conn is not None else 0)
 
     @property
     def connected(self) -> bool:
@@ -142,6 +150,7 @@ class ServiceClient:
                 assert self._conn is not None
                 return self._conn.welcome
             if self._conn is not None:
+                self._past_bytes += self._conn.header_bytes
                 self._conn.inputs.close()
                 self._conn = None
             deadline = time.monotonic() + (self.connect_timeout_s if wait_s is None else wait_s)
@@ -252,6 +261,7 @@ class ServiceClient:
     async def close(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
+            self._past_bytes += conn.header_bytes
             conn.close()
             if conn.task is not None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -134,8 +134,8 @@ class Host:
         self.loads += 1
         log.info("service %s loaded in %.1fs (pid %d)", self.spec.name, time.monotonic() - t0, os.getpid())
         listener = self._listen()
-        tasks = [asyncio.create_task(self._accept(listener)), asyncio.create_task(self._batcher()),
-                 asyncio.create_task(self._watch_parent())]
+        self._watch_parent()
+        tasks = [asyncio.create_task(self._accept(listener)), asyncio.create_task(self._batcher())]
         try:
             await self._stop.wait()
         finally:
@@ -161,11 +161,22 @@ class Host:
         os.replace(tmp, self.path)
         return sock
 
-    async def _watch_parent(self) -> None:
-        """The daemon holds our stdin: EOF means it is gone, and a service without its daemon exits."""
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, sys.stdin.buffer.read)
-        log.info("service %s: the daemon went away; exiting", self.spec.name)
+    def _watch_parent(self) -> None:
+        """The daemon holds our stdin: EOF means it is gone, and a service without its daemon exits.
+        A daemon thread, so a stop for another reason never waits on this read."""
+        loop = self._loop
+
+        def read() -> None:
+            with contextlib.suppress(Exception):
+                sys.stdin.buffer.read()
+            with contextlib.suppress(RuntimeError):  # loop already closed: we are exiting anyway
+                loop.call_soon_threadsafe(self._parent_gone)
+
+        threading.Thread(target=read, name="parent-watch", daemon=True).start()
+
+    def _parent_gone(self) -> None:
+        if not self._stop.is_set():
+            log.info("service %s: the daemon went away; exiting", self.spec.name)
         self._stop.set()
 
     async def _accept(self, listener: socket.socket) -> None:

@@ -48,6 +48,7 @@ async def read_message(reader: asyncio.StreamReader) -> dict[str, Any]:
     msg = json.loads(await reader.readexactly(n))
     if not isinstance(msg, dict):
         raise ProtocolError("header is not an object")
+    msg["_size"] = 4 + n  # what this header cost on the socket (counted by clients)
     return msg
 
 

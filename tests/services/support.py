@@ -1,20 +1,22 @@
-"""A small real service for the mechanism's tests: scales its input arrays, records batch composition, fails on request.
+"""Support for the services tests: a small real service (scales its inputs, fails on request) and an async wait.
 
-Loaded by the real host process (factory "tests.services.echosvc:EchoService"); a provider function
-lets a test's daemon config ask for it.
+EchoService is loaded by the real host process (factory "tests.services.support:EchoService"); the
+provider function `specs` lets a test's HostServices ask for it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from broadcaster.services.service import Request, Result, Service, ServiceSpec
 
-FACTORY = "tests.services.echosvc:EchoService"
+FACTORY = "tests.services.support:EchoService"
 
 
 class EchoService(Service):
@@ -45,5 +47,15 @@ def echo_spec(**params: Any) -> ServiceSpec:
 
 
 def specs(config: Any) -> list[ServiceSpec]:
-    """Provider: one echo service for every config (tests pass providers=["tests.services.echosvc:specs"])."""
+    """Provider: one echo service for every config (tests pass providers=["tests.services.support:specs"])."""
     return [echo_spec(tag="t")]
+
+
+async def until(predicate: Callable[[], object], timeout_s: float, what: str = "") -> None:
+    """Waits (without blocking the loop) until `predicate()` is true; fails the test after `timeout_s`."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout_s
+    while not predicate():
+        if loop.time() > end:
+            raise AssertionError(f"timed out after {timeout_s}s waiting for {what or predicate}")
+        await asyncio.sleep(0.05)
