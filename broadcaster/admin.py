@@ -28,6 +28,7 @@ from broadcaster import metrics
 from broadcaster.config import AdminConfig
 from broadcaster.logs import redact, redact_obj, register_secrets, secrets_of
 from broadcaster.watchdog import check_rooms, update_process_metrics
+from broadcaster.worker import RemoteError
 from common.bounded import BoundedDict
 
 log = logging.getLogger(__name__)
@@ -42,16 +43,19 @@ CONSOLE_DIR = Path(__file__).with_name("console")
 
 
 class _Room(Protocol):
+    """A room as the API sees it: a Room in the daemon (inline) or the handle of its worker process. status and
+    clock_age answer at once; the others may return awaitables (a worker answers over its socket)."""
+
     id: str
 
     def status(self) -> dict[str, Any]: ...
-    def say(self, text: str) -> dict[str, Any]: ...
+    def say(self, text: str) -> dict[str, Any] | Awaitable[dict[str, Any]]: ...
     def skip(self) -> Any: ...
     def pause(self) -> Any: ...
     def resume(self) -> Any: ...
-    def snapshot_jpeg(self) -> bytes | None: ...
+    def snapshot_jpeg(self) -> bytes | Awaitable[bytes | None] | None: ...
     def clock_age(self) -> float: ...
-    def recent_chat(self) -> list[dict[str, Any]]: ...
+    def recent_chat(self) -> list[dict[str, Any]] | Awaitable[list[dict[str, Any]]]: ...
 
 
 class _Daemon(Protocol):
@@ -187,6 +191,8 @@ async def _guard(request: web.Request, handler: Callable[[web.Request], Awaitabl
         if exc.status < 400:
             raise
         return _error(exc.status, exc.reason)
+    except RemoteError as exc:  # the room's worker is restarting or did not answer in time
+        return _error(503, redact(f"the room's worker could not answer: {exc}"), **{"Retry-After": "2"})
     except asyncio.CancelledError:
         raise
     except Exception:
@@ -245,6 +251,7 @@ def _room(request: web.Request) -> _Room:
 def _room_status(room_id: str, room: _Room) -> dict[str, Any]:
     status = dict(room.status())
     status["id"] = room_id
+    status.setdefault("worker", {"mode": "inline", "pid": os.getpid(), "restarts": 0, "rss_bytes": None})
     try:
         status["clock_age_s"] = round(float(room.clock_age()), 3)
     except Exception:
@@ -302,8 +309,13 @@ async def readyz(request: web.Request) -> web.Response:
 
 
 async def metrics_view(request: web.Request) -> web.Response:
-    update_process_metrics()
-    body = generate_latest(metrics.REGISTRY)
+    daemon = request.app[DAEMON]
+    scrape = getattr(daemon, "scrape", None)  # with room workers: the daemon merges every worker's series
+    if scrape is not None:
+        body = await scrape()
+    else:
+        update_process_metrics(daemon.rooms)
+        body = generate_latest(metrics.REGISTRY)
     return web.Response(body=body, headers={"Content-Type": METRICS_CONTENT_TYPE})
 
 
@@ -315,12 +327,12 @@ async def rooms_view(request: web.Request) -> web.Response:
 async def room_view(request: web.Request) -> web.Response:
     room = _room(request)
     status = _room_status(request.match_info["room"], room)
-    status["chat"] = list(room.recent_chat())
+    status["chat"] = list(await _maybe_await(room.recent_chat()))
     return _json(status)
 
 
 async def chat_view(request: web.Request) -> web.Response:
-    return _json({"chat": list(_room(request).recent_chat())})
+    return _json({"chat": list(await _maybe_await(_room(request).recent_chat()))})
 
 
 async def say_view(request: web.Request) -> web.Response:
@@ -354,8 +366,10 @@ def _action(name: str) -> Callable[[web.Request], Awaitable[web.Response]]:
 
 async def snapshot_view(request: web.Request) -> web.Response:
     room = _room(request)
-    # A thread: the room may JPEG-encode on demand, which must not stall the loop serving other rooms.
-    jpeg = await _maybe_await(await asyncio.to_thread(room.snapshot_jpeg))
+    if inspect.iscoroutinefunction(room.snapshot_jpeg):  # a worker encodes it in its own process
+        jpeg = await room.snapshot_jpeg()
+    else:  # a thread: an inline room JPEG-encodes on demand, which must not stall the loop serving other rooms
+        jpeg = await asyncio.to_thread(room.snapshot_jpeg)
     if not jpeg:
         raise web.HTTPServiceUnavailable(reason="no frame rendered yet")
     return web.Response(body=jpeg, content_type="image/jpeg")

@@ -138,6 +138,28 @@ class AdminConfig(Model):
     lockout_max_s: float = Field(300.0, ge=1)
 
 
+class WorkersConfig(Model):
+    """How rooms run: each in its own worker process (production), or all inside the daemon (`inline`: tests
+    that reach into a room, debugging). A worker is restarted alone, with backoff, when it exits, when its media
+    clock stops ticking (or it stops reporting) for `hang_after_s`, or when its resident memory exceeds
+    `memory_limit_mb`."""
+
+    mode: Literal["process", "inline"] = "process"
+    # A 720p room with the built-in avatar and a local TTS voice stays well under 1 GiB; four times that is a leak.
+    memory_limit_mb: int | None = Field(4096, ge=16)
+    hang_after_s: float = Field(5.0, gt=0, le=300)
+    start_timeout_s: float = Field(120.0, gt=0)  # spawn to on air: avatar and voice models load in this time
+    restart_backoff_s: float = Field(0.5, gt=0, le=60)  # the first restart's delay; doubles up to the max
+    restart_backoff_max_s: float = Field(30.0, gt=0, le=3600)
+    stable_after_s: float = Field(60.0, gt=0)  # on air this long: the next failure starts the backoff over
+
+    @model_validator(mode="after")
+    def _backoff_order(self) -> WorkersConfig:
+        if self.restart_backoff_max_s < self.restart_backoff_s:
+            raise ValueError("restart_backoff_max_s must be at least restart_backoff_s")
+        return self
+
+
 class DaemonConfig(Model):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "text"] = "json"
@@ -145,6 +167,10 @@ class DaemonConfig(Model):
     admin: AdminConfig = AdminConfig()
     shutdown_grace_s: float = Field(5.0, ge=0, le=60)
     redis_url: SecretURL | None = None  # every room's Redis unless the room names its own
+    workers: WorkersConfig = WorkersConfig()
+    # Re-read the config file when its content changes (a Kubernetes ConfigMap is swapped in by a symlink):
+    # the same path as SIGHUP.
+    watch_config: bool = True
 
     _blank_is_unset = field_validator("redis_url", mode="before")(RoomConfig._blank_is_unset.__func__)
 

@@ -1,31 +1,31 @@
-"""The daemon: puts every configured room on air, reloads on SIGHUP (room by room, never off air), ends cleanly
-on SIGTERM/SIGINT."""
+"""The daemon: puts every configured room on air (each in its own worker process, or inline), reloads on SIGHUP
+or a changed config file (room by room, never off air), ends cleanly on SIGTERM/SIGINT."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import signal
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from broadcaster import metrics
 from broadcaster.admin import start_admin
-from broadcaster.config import Config, ConfigError, RoomConfig, load_config
+from broadcaster.config import MAX_FILE_BYTES, Config, ConfigError, RoomConfig, load_config
 from broadcaster.logs import register_secrets, secrets_of
-from broadcaster.room import Room
 from broadcaster.show import content_changes
-from broadcaster.watchdog import Watchdog
+from broadcaster.slot import RoomSlot, media_changes
+from broadcaster.supervisor import WorkerHandle
+from broadcaster.watchdog import Watchdog, update_process_metrics
+from broadcaster.worker import RemoteError
+from broadcaster.worker import one_line as _one_line
 
 log = logging.getLogger(__name__)
 
-# The room sections whose change needs a new media path (a new encoder, new sinks, a new avatar): the stream
-# is republished and the recording goes on in a new file. Everything else applies live (show.CONTENT_KEYS).
-MEDIA_KEYS = ("video", "audio", "outputs", "avatar")
-
-
-def media_changes(old: RoomConfig, new: RoomConfig) -> list[str]:
-    return [k for k in MEDIA_KEYS if getattr(old, k) != getattr(new, k)]
+WATCH_EVERY_S = 2.0
 
 
 @dataclass
@@ -58,10 +58,13 @@ def plan_reload(old: Config, new: Config) -> list[RoomPlan]:
     return plans
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text and not isinstance(exc, ConfigError) else (
-        text[0] if text else type(exc).__name__)
+def _digest(path: Path) -> str:
+    """The config file's content hash, read through any symlinks (a ConfigMap swaps its `..data` link)."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read(MAX_FILE_BYTES + 1)).hexdigest()
+
+
+Runner = RoomSlot | WorkerHandle
 
 
 class Daemon:
@@ -69,45 +72,124 @@ class Daemon:
         self.config = config
         self.config_path = config_path
         self.paced = paced
-        self.rooms: dict[str, Room] = {}
+        self.runners: dict[str, Runner] = {}  # per room: its slot (inline) or its worker's handle
         self._stopped = asyncio.Event()
         self._reload_lock = asyncio.Lock()
         self.admin = None
         self.watchdog = None
+        self.stopping = False
         self.last_reload: dict[str, Any] | None = None  # the last reload's result (status, console)
+        self._config_hash: str | None = None  # of the file the running config was last loaded from
+        self._watcher: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
 
-    def _room(self, cfg) -> Room:
-        return Room(cfg, paced=self.paced, state_dir=self.config.daemon.state_dir)
+    @property
+    def rooms(self) -> Mapping[str, Any]:
+        """What the admin API and the watchdog see per room: the Room itself (inline) or its worker's handle."""
+        return {rid: r.room if isinstance(r, RoomSlot) else r for rid, r in self.runners.items()}
+
+    def _runner(self, cfg: RoomConfig) -> Runner:
+        d = self.config.daemon
+        if d.workers.mode == "inline":
+            return RoomSlot(cfg, paced=self.paced, state_dir=d.state_dir, drain_s=d.shutdown_grace_s)
+        return WorkerHandle(cfg, d, paced=self.paced, secrets=lambda: secrets_of(self.config),
+                            env=self._worker_env, stopping=lambda: self.stopping)
+
+    def _worker_env(self) -> dict[str, str]:
+        """Environment every room worker gets on top of the daemon's (shared host services' addresses)."""
+        return {}
 
     async def start(self) -> None:
-        rooms = [self._room(cfg) for cfg in self.config.rooms]
-        await asyncio.gather(*(room.start() for room in rooms))
-        self.rooms = {room.id: room for room in rooms}
+        if self.config_path is not None:
+            try:
+                self._config_hash = await asyncio.to_thread(_digest, self.config_path)
+            except OSError:
+                self._config_hash = None
+        runners = [self._runner(cfg) for cfg in self.config.rooms]
+        results = await asyncio.gather(*(r.start() for r in runners), return_exceptions=True)
+        failed = [(r, e) for r, e in zip(runners, results, strict=True) if isinstance(e, BaseException)]
+        if failed:  # nothing half-started stays behind: the rooms that did go on air are stopped again
+            grace = self.config.daemon.shutdown_grace_s
+            await asyncio.gather(*(r.stop(grace) for r, e in zip(runners, results, strict=True) if e is None),
+                                 return_exceptions=True)
+            raise failed[0][1]
+        self.runners = {r.id: r for r in runners}
         await self._start_services()
 
     async def _start_services(self) -> None:
-        """Admin API (and operator console) and the systemd watchdog."""
+        """Admin API (and operator console), the systemd watchdog, and the config file watcher."""
         self.admin = await start_admin(self, self.config.daemon.admin)
         self.watchdog = Watchdog(self)
         await self.watchdog.start()
+        if self.config_path is not None and self.config.daemon.watch_config:
+            self._watcher = asyncio.create_task(self._watch_config(), name="config-watcher")
 
     async def stop(self) -> None:
+        self.stopping = True
+        if self._watcher is not None:
+            self._watcher.cancel()
         if self.watchdog is not None:
             await self.watchdog.stop()
         grace = self.config.daemon.shutdown_grace_s
-        await asyncio.gather(*(room.stop(grace) for room in self.rooms.values()), return_exceptions=True)
+        await asyncio.gather(*(r.stop(grace) for r in self.runners.values()), return_exceptions=True)
         if self.admin is not None:
             await self.admin.stop()
         self._stopped.set()
 
-    async def _load(self) -> Config:
+    async def scrape(self) -> bytes:
+        """One /metrics scrape: the daemon's series and every room worker's, merged (see metrics.exposition)."""
+        rooms = self.rooms
+        update_process_metrics(rooms)
+        handles = [r for r in self.runners.values() if isinstance(r, WorkerHandle)]
+        if not handles:
+            return await asyncio.to_thread(metrics.exposition, [])
+        metrics.ROOMS_ON_AIR.set(sum(1 for h in handles if h.status().get("on_air")))
+        texts = await asyncio.gather(*(h.metrics_text() for h in handles), return_exceptions=True)
+        for h, t in zip(handles, texts, strict=True):
+            if isinstance(t, BaseException):  # restarting: its series are missing from this one scrape
+                log.debug("room %s: no metrics this scrape: %s", h.id, t)
+        return await asyncio.to_thread(metrics.exposition, [t for t in texts if isinstance(t, str)])
+
+    async def _load(self, *, remember: bool = False) -> Config:
         if self.config_path is None:
             raise ConfigError("<none>", "", "the daemon was started without a config file")
-        new = await asyncio.to_thread(load_config, self.config_path)
+        path = self.config_path
+
+        def read() -> tuple[str | None, Config]:
+            try:
+                digest = _digest(path)
+            except OSError:
+                digest = None
+            if remember:
+                # Before parsing: a file refused once is not tried again by the watcher until it changes.
+                self._config_hash = digest
+            return digest, load_config(path)
+
+        _, new = await asyncio.to_thread(read)
         # Before anything is built or logged: a secret that first appears in this file is masked from here on,
-        # whichever way the reload came (SIGHUP, the API) and whether or not it applies.
+        # whichever way the reload came (SIGHUP, the API, the file watcher) and whether or not it applies.
         register_secrets(secrets_of(new))
         return new
+
+    async def _watch_config(self) -> None:
+        """Polls the config file's content (not its mtime: a ConfigMap update is an atomic symlink swap) and
+        reloads exactly as SIGHUP does when it changed."""
+        assert self.config_path is not None
+        unreadable = False
+        while True:
+            await asyncio.sleep(WATCH_EVERY_S)
+            try:
+                digest = await asyncio.to_thread(_digest, self.config_path)
+            except OSError as exc:
+                if not unreadable:
+                    log.warning("config file %s cannot be read (%s); keeping the running config", self.config_path,
+                                exc.strerror or exc)
+                unreadable = True
+                continue
+            unreadable = False
+            if digest != self._config_hash and not self.stopping:
+                log.info("config file %s changed; reloading", self.config_path)
+                await self._reload_logged()
 
     async def plan(self) -> dict[str, Any]:
         """The dry run: per room, what a reload of the file as it is now would apply live and what would cut."""
@@ -130,12 +212,13 @@ class Daemon:
 
     async def _reload(self) -> dict[str, Any]:
         """Re-reads the config file and applies it room by room. A broken file (ConfigError) changes nothing.
-        Per room: content changes apply inside the running room; a media change is prepared completely
-        beside the old room, which keeps streaming, and only then handed over; a room whose change cannot
-        be prepared keeps running as it was (listed under "failed" with why), and its running config stays
-        the old one, so the next reload of a fixed file applies it."""
+        Per room (in its worker, or inline): content changes apply inside the running room; a media change is
+        prepared completely beside the old room, which keeps streaming, and only then handed over; a room
+        whose change cannot be prepared keeps running as it was (listed under "failed" with why), and its
+        running config stays the old one, so the next reload of a fixed file applies it. Rooms added or
+        removed start or stop their workers; the other rooms' workers are not touched."""
         async with self._reload_lock:
-            new = await self._load()
+            new = await self._load(remember=True)
             grace = new.daemon.shutdown_grace_s
             result: dict[str, Any] = {"added": [], "removed": [], "changed": [], "live": [], "unchanged": [],
                                       "failed": {}}
@@ -145,26 +228,21 @@ class Daemon:
                 cfg = next((r for r in new.rooms if r.id == rid), None)
                 try:
                     if plan.action == "remove":
-                        await self.rooms.pop(rid).stop(grace)
+                        await self.runners.pop(rid).stop(grace)
                         running.pop(rid, None)
                         result["removed"].append(rid)
                     elif plan.action == "add":
                         assert cfg is not None
-                        room = self._room(cfg)
-                        await room.start()
-                        self.rooms[rid] = room
+                        runner = self._runner(cfg)
+                        await runner.start()
+                        self.runners[rid] = runner
                         running[rid] = cfg
                         result["added"].append(rid)
-                    elif plan.action == "cut":
+                    elif plan.action in ("cut", "live"):
                         assert cfg is not None
-                        await self._hand_over(rid, cfg, grace)
+                        await self.runners[rid].apply(cfg)
                         running[rid] = cfg
-                        result["changed"].append(rid)
-                    elif plan.action == "live":
-                        assert cfg is not None
-                        await self.rooms[rid].apply(cfg)
-                        running[rid] = cfg
-                        result["live"].append(rid)
+                        result["changed" if plan.action == "cut" else "live"].append(rid)
                     else:
                         result["unchanged"].append(rid)
                 except asyncio.CancelledError:
@@ -173,12 +251,14 @@ class Daemon:
                     why = _one_line(exc)
                     result["failed"][rid] = why
                     log.error("reload: room %s keeps its running config: %s could not be applied: %s", rid,
-                              ", ".join(plan.sections) or plan.action, why, exc_info=not isinstance(exc, ConfigError))
+                              ", ".join(plan.sections) or plan.action, why,
+                              exc_info=not isinstance(exc, ConfigError | RemoteError))
             order = [r.id for r in new.rooms if r.id in running] + [rid for rid in running
                                                                       if rid not in {r.id for r in new.rooms}]
             rooms = [running[rid] for rid in order]
-            self.config = new.model_copy(update={"rooms": rooms})
             restart = self._daemon_changes(new)
+            # The daemon's own settings apply at its next start; until then it runs (and reports) the old ones.
+            self.config = new.model_copy(update={"rooms": rooms, "daemon": self.config.daemon if restart else new.daemon})
             if restart:
                 result["needs_restart"] = restart
             self.last_reload = result
@@ -189,45 +269,33 @@ class Daemon:
             (log.warning if result["failed"] else log.info)("config %s", describe_reload(result))
             return result
 
-    async def _hand_over(self, rid: str, cfg: RoomConfig, grace: float) -> None:
-        """A media change: the new room is prepared while the old one streams on; then the old one stops
-        publishing (its sentence finished, its sinks closed: one publisher per stream key, one writer per
-        file) and the new one goes live, its first frame a keyframe. Should the new room fail to go live,
-        the old config is put back on air."""
-        old = self.rooms[rid]
-        new_room = self._room(cfg)
-        await new_room.prepare()  # raises: nothing was touched, the old room streams on
-        await old.stop_media(grace)
-        if old.show is not None and new_room.show is not None:
-            new_room.show.adopt(old.show)  # after the old show stopped taking chat: nothing lands in between
-        try:
-            await new_room.go_live()
-        except Exception:
-            log.exception("room %s: the new media path failed to start; putting the old config back", rid)
-            await new_room.stop(grace)
-            back = self._room(old.cfg)
-            await back.start()
-            self.rooms[rid] = back
-            await old.close_content()
-            raise
-        self.rooms[rid] = new_room
-        await old.close_content()
-
     async def run(self) -> int:
         """Runs until SIGTERM/SIGINT; returns the process exit code."""
         loop = asyncio.get_running_loop()
         stop_requested = asyncio.Event()
-        loop.add_signal_handler(signal.SIGTERM, stop_requested.set)
-        loop.add_signal_handler(signal.SIGINT, stop_requested.set)
-        loop.add_signal_handler(signal.SIGHUP, lambda: asyncio.ensure_future(self._reload_logged()))
+
+        def request_stop() -> None:
+            # At once, in the handler: a worker that got the same SIGTERM (systemd signals the whole cgroup)
+            # and exits must not be restarted.
+            self.stopping = True
+            stop_requested.set()
+
+        loop.add_signal_handler(signal.SIGTERM, request_stop)
+        loop.add_signal_handler(signal.SIGINT, request_stop)
+        loop.add_signal_handler(signal.SIGHUP, self._sighup)
         await self.start()
         await stop_requested.wait()
         log.info("stopping: finishing the current sentence")
         await self.stop()
         return 0
 
+    def _sighup(self) -> None:
+        task = asyncio.ensure_future(self._reload_logged())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
     async def _reload_logged(self) -> None:
-        """SIGHUP: reload, and tell systemd (STATUS) what truly happened."""
+        """SIGHUP or a changed file: reload, and tell systemd (STATUS) what truly happened."""
         if self.watchdog is not None:
             self.watchdog.reloading()
         summary = "reload failed; the running config stays"

@@ -1,8 +1,12 @@
-"""Every Prometheus metric the daemon exports, in one place, labelled by room."""
+"""Every Prometheus metric the daemon exports, in one place, labelled by room; one scrape across room workers."""
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from collections.abc import Iterable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.parser import text_string_to_metric_families
 
 from danmaku import metrics as _danmaku_metrics
 
@@ -92,3 +96,47 @@ REGISTRY.register(_danmaku_metrics.REGISTRY)
 # Process
 PROCESS_RSS = Gauge("va_process_resident_memory_bytes", "Resident memory of the daemon", registry=REGISTRY)
 ROOMS_ON_AIR = Gauge("va_rooms_on_air", "Rooms whose media clock is running", registry=REGISTRY)
+
+# Room workers (the daemon's own series; each worker's room series come from the worker, see exposition())
+WORKER_RESTARTS = Counter(
+    "va_worker_restarts", "Room worker restarts, by why: exit (crashed, killed), hang (no clock progress or "
+    "heartbeat), memory (over the limit), start (could not go on air again)", ["room", "reason"], registry=REGISTRY,
+)
+WORKER_RSS = Gauge("va_worker_resident_memory_bytes", "Resident memory of a room's worker process", ["room"],
+                   registry=REGISTRY)
+
+# Whole-service figures the daemon works out over all workers; a worker's own value of them is not merged.
+DAEMON_WIDE = frozenset({"va_process_resident_memory_bytes", "va_rooms_on_air"})
+
+
+class _Families:
+    def __init__(self, families: Iterable[Metric]):
+        self._families = list(families)
+
+    def collect(self) -> Iterator[Metric]:
+        return iter(self._families)
+
+
+def exposition(worker_texts: Iterable[str]) -> bytes:
+    """The daemon's registry with every worker's exposition merged in: same names, same labels as when every
+    room ran in the daemon, each family once (its samples from all rooms), so dashboards and alerts keep working."""
+    merged: dict[str, Metric] = {}
+    for family in REGISTRY.collect():
+        merged[family.name] = family
+    for text in worker_texts:
+        for family in text_string_to_metric_families(text):
+            if family.name in DAEMON_WIDE:
+                continue
+            have = merged.get(family.name)
+            if have is None and family.type == "gauge" and family.name.endswith("_created"):
+                # The text parser files a counter's or histogram's `_created` series apart; put them back.
+                base = merged.get(family.name.removesuffix("_created"))
+                if base is not None and base.type in ("counter", "histogram", "summary"):
+                    have = base
+            if have is None:
+                merged[family.name] = family
+            else:
+                have.samples.extend(family.samples)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Families(merged.values()))  # type: ignore[arg-type]
+    return generate_latest(registry)

@@ -41,8 +41,10 @@ def resident_memory_bytes() -> int:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def update_process_metrics() -> None:
-    metrics.PROCESS_RSS.set(resident_memory_bytes())
+def update_process_metrics(rooms: Mapping[str, Any] | None = None) -> None:
+    """The service's resident memory: the daemon's own plus every room worker's (rooms run in workers)."""
+    workers = sum(int(r.rss_bytes()) for r in (rooms or {}).values() if hasattr(r, "rss_bytes"))
+    metrics.PROCESS_RSS.set(resident_memory_bytes() + workers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +55,16 @@ class Health:
     on_air: tuple[str, ...]
     stalled: tuple[tuple[str, float], ...]  # (room id, seconds since its clock last ticked)
     off_air: tuple[str, ...] = ()
+    restarting: tuple[str, ...] = ()  # rooms whose worker the supervisor is starting again
 
     @property
     def healthy(self) -> bool:
         return self.rooms > 0 and len(self.on_air) == self.rooms
+
+    @property
+    def supervised(self) -> bool:
+        """Every room on air or being restarted by the daemon's supervisor: the daemon is doing its job."""
+        return self.rooms > 0 and len(self.on_air) + len(self.restarting) == self.rooms
 
     def describe(self) -> str:
         if self.rooms == 0:
@@ -65,6 +73,7 @@ class Health:
             return f"{self.rooms} room{'s' if self.rooms != 1 else ''} on air"
         parts = [f"{len(self.on_air)}/{self.rooms} rooms on air"]
         parts += [f"{rid} stalled {age:.1f}s" for rid, age in self.stalled]
+        parts += [f"{rid} restarting" for rid in self.restarting]
         parts += [f"{rid} off air" for rid in self.off_air]
         return "; ".join(parts)
 
@@ -73,21 +82,25 @@ def check_rooms(rooms: Mapping[str, _Room], stall_after_s: float) -> Health:
     on_air: list[str] = []
     stalled: list[tuple[str, float]] = []
     off_air: list[str] = []
+    restarting: list[str] = []
     for room_id, room in list(rooms.items()):
         try:
             age = float(room.clock_age())
-            live = bool(room.status().get("on_air"))
+            status = room.status()
+            live = bool(status.get("on_air"))
         except Exception:  # a room that cannot even report counts as stalled, not as a crash here
             log.exception("room %s failed to report its health", room_id)
             stalled.append((room_id, float("inf")))
             continue
-        if not live:
+        if status.get("restarting"):
+            restarting.append(room_id)
+        elif not live:
             off_air.append(room_id)
         elif age >= stall_after_s:
             stalled.append((room_id, age))
         else:
             on_air.append(room_id)
-    return Health(len(rooms), tuple(on_air), tuple(stalled), tuple(off_air))
+    return Health(len(rooms), tuple(on_air), tuple(stalled), tuple(off_air), tuple(restarting))
 
 
 class Watchdog:
@@ -96,7 +109,9 @@ class Watchdog:
     READY=1 is sent once, the first time every room is on air with a ticking clock. After that a
     WATCHDOG=1 ping goes out each interval only while every clock is ticking: a room whose clock
     stalls for `stall_after_s` stops the pings, so systemd (WatchdogSec) kills and restarts a
-    daemon that is alive but no longer broadcasting. STATUS= follows every change of state.
+    daemon that is alive but no longer broadcasting. A room whose worker the supervisor is restarting
+    does not stop them: that room is being mended alone, and killing the daemon would cut every other
+    room. STATUS= follows every change of state.
     """
 
     def __init__(
@@ -140,7 +155,7 @@ class Watchdog:
 
     def tick(self) -> Health:
         """One round: look at the rooms, send READY / WATCHDOG / STATUS as they call for."""
-        update_process_metrics()
+        update_process_metrics(self.daemon.rooms)
         health = check_rooms(self.daemon.rooms, self.stall_after_s)
         self.last_health = health
         status = health.describe() + (f"; {self._note}" if self._note else "")
@@ -153,11 +168,12 @@ class Watchdog:
                 self.notifier.status(status)
                 self._last_status = status
             return health
-        if health.healthy:
+        if health.healthy or health.supervised:
             self.notifier.watchdog()
             self.pings += 1
         elif self._last_status != status:
-            log.error("not every room is on air, withholding watchdog pings: %s", status)
+            log.error("not every room is on air%s: %s", "" if health.supervised else ", withholding watchdog pings",
+                      status)
         if status != self._last_status:
             self.notifier.status(status)
             self._last_status = status

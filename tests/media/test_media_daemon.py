@@ -40,6 +40,9 @@ def room(rid: str, tmp: Path, **extra) -> dict:
 
 
 def write_config(path: Path, rooms: list[dict], tmp: Path, **daemon) -> Path:
+    # Inline: these tests reach into the rooms (clocks, shows) the reload keeps or replaces; the same RoomSlot
+    # runs in each worker (tests/scale covers the workers). No file watcher: the tests reload when they mean to.
+    daemon = {"workers": {"mode": "inline"}, "watch_config": False, **daemon}
     path.write_text(yaml.safe_dump({
         "daemon": {"admin": {"port": 0}, "state_dir": str(tmp / "state"), "log_format": "json", **daemon},
         "rooms": rooms,
@@ -52,7 +55,8 @@ def test_sigterm_mid_line_finishes_the_sentence_and_exits_0(tmp_path):
     (tmp_path / "talk.yaml").write_text(yaml.safe_dump(TALK, allow_unicode=True))
     cfg = write_config(tmp_path / "a.yaml", [room("r", tmp_path, director={
         "talk": {"file": str(tmp_path / "talk.yaml"), "gap_s": 0.2}}, audit={"path": str(tmp_path / "audit.jsonl")})],
-        tmp_path, shutdown_grace_s=12.0)  # the first sentence is about 9 s: its rest always fits the grace
+        tmp_path, shutdown_grace_s=12.0,  # the first sentence is about 9 s: its rest always fits the grace
+        workers={"mode": "process"})  # the daemon drains the room's worker
     proc = subprocess.Popen([sys.executable, "-m", "broadcaster.cli", "run", "-c", str(cfg)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

@@ -91,6 +91,7 @@ def write_config(
     metrics_public: bool = True,
     state_dir: Path | None = None,
     port: int = 0,
+    workers: str = "process",
 ) -> Path:
     admin: dict[str, Any] = {"host": "127.0.0.1", "port": port, "metrics_public": metrics_public}
     if token is not None:
@@ -101,6 +102,9 @@ def write_config(
             "state_dir": str(state_dir or path.parent / "state"),
             "admin": admin,
             "shutdown_grace_s": 0.5,
+            # process: each room in its worker, as in production; inline: a test reaches into the Room
+            "workers": {"mode": workers},
+            "watch_config": False,  # the tests reload when they mean to
         },
         "rooms": rooms,
     }

@@ -127,10 +127,10 @@ def test_rooms_listing_and_detail(live):
 
 def test_pause_and_resume_show_in_status(live):
     assert call("POST", "/api/rooms/r1/pause", live, token=ADMIN_TOKEN)[0] == 200
-    assert live.room("r1").status()["paused"] is True
+    assert wait_for(lambda: live.room("r1").status()["paused"] is True, 5)  # the worker's next heartbeat
     assert json.loads(call("GET", "/api/rooms/r1", live, token=ADMIN_TOKEN)[2])["paused"] is True
     assert call("POST", "/api/rooms/r1/resume", live, token=ADMIN_TOKEN)[0] == 200
-    assert live.room("r1").status()["paused"] is False
+    assert wait_for(lambda: live.room("r1").status()["paused"] is False, 5)
     status, _, raw = call("POST", "/api/rooms/r1/skip", live, token=ADMIN_TOKEN)
     assert status == 200 and json.loads(raw)["action"] == "skip"
 

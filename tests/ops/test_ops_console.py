@@ -54,7 +54,8 @@ def _picture(page) -> str:
 @pytest.mark.slow
 def test_console_preview_token_controls_and_say_heard_on_rtmp(sync_playwright, ffmpeg_ingest, tmp_path):
     ingest = ffmpeg_ingest()
-    cfg = write_config(tmp_path / "config.yaml", rooms=[small_room("r1", [{"type": "rtmp", "url": ingest.url}])])
+    cfg = write_config(tmp_path / "config.yaml", rooms=[small_room("r1", [{"type": "rtmp", "url": ingest.url}])],
+                       workers="inline")  # the test listens to the room's stage events in process
     d = DaemonThread(cfg).start()
     events: list[tuple[str, str, int]] = []
     d.loop.call_soon_threadsafe(

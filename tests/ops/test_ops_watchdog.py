@@ -21,7 +21,8 @@ def _kinds(messages):
 
 
 def test_ready_then_pings_that_stop_while_a_clock_is_stalled(watched, tmp_path):
-    cfg = write_config(tmp_path / "config.yaml", rooms=[small_room("a", []), small_room("b", [])])
+    cfg = write_config(tmp_path / "config.yaml", rooms=[small_room("a", []), small_room("b", [])],
+                       workers="inline")  # faults armed in this process; a worker's hang: tests/scale
     d = DaemonThread(cfg)
     d.start()
     try:
@@ -50,7 +51,7 @@ def test_ready_then_pings_that_stop_while_a_clock_is_stalled(watched, tmp_path):
 
 
 def test_no_ready_while_a_room_is_not_on_air(watched, tmp_path):
-    cfg = write_config(tmp_path / "config.yaml", rooms=[small_room("a", [])])
+    cfg = write_config(tmp_path / "config.yaml", rooms=[small_room("a", [])], workers="inline")
     d = DaemonThread(cfg)
     d.start()
     try:
