@@ -134,9 +134,11 @@ def load_face_model(
 ) -> FaceModel:
     """Build UNet, VAE and whisper encoder from the folder on the chosen device and dtype, in eval mode."""
     import json
+    import pickle
 
     import torch
     from diffusers import AutoencoderKL, UNet2DConditionModel
+    from safetensors import SafetensorError
     from transformers import WhisperFeatureExtractor, WhisperModel
 
     from renderer.neural.infer import FaceModel
@@ -153,7 +155,7 @@ def load_face_model(
         vae = AutoencoderKL.from_pretrained(layout.vae_dir)
         whisper = WhisperModel.from_pretrained(layout.whisper_dir).encoder
         extractor = WhisperFeatureExtractor.from_pretrained(layout.whisper_dir)
-    except (OSError, ValueError, RuntimeError, KeyError) as exc:
+    except (OSError, ValueError, RuntimeError, KeyError, pickle.UnpicklingError, SafetensorError) as exc:
         raise ModelFilesError(
             f"avatar.model_dir: cannot load {str(layout.root)!r}: {type(exc).__name__}: {exc}"
         ) from exc

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 PREP_VERSION = 1
 VIDEO_SUFFIXES = {".mp4", ".mov", ".mkv", ".webm", ".avi", ".flv", ".m4v"}
 _FEATHER_SIGMA = 4.0  # px in the 256 crop: the mask's soft edge
-_RAMP = 28  # px below the crop's middle over which the mask rises from 0 to full
+_RAMP = 16  # px below the crop's middle over which the mask rises from 0 to full
 _BORDER = 14  # px of the crop's rim the mask never reaches (> 3 sigma): the crop's edge never shows
 
 
@@ -147,15 +147,15 @@ def lower_face_mask(lm: Landmarks, box: tuple[int, int, int, int]) -> np.ndarray
     oval = (lm.contour("face_oval") - np.array([x0, y0], np.float32)) * np.array([sx, sy], np.float32)
     m = np.zeros((CROP, CROP), np.uint8)
     cv2.fillPoly(m, [np.round(oval).astype(np.int32)], 255, cv2.LINE_AA)
-    # The upper half is the reference's, not the model's: fade in over the rows below the middle so
-    # the nose line shows no edge.
-    ramp = np.clip((np.arange(CROP, dtype=np.float32) - CROP // 2) / _RAMP, 0, 1)
-    m = (m.astype(np.float32) * ramp[:, None]).astype(np.uint8)
     m[:_BORDER] = 0
     m[-_BORDER:] = 0
     m[:, :_BORDER] = 0
     m[:, -_BORDER:] = 0
-    return cv2.GaussianBlur(m, (0, 0), _FEATHER_SIGMA)
+    soft = cv2.GaussianBlur(m, (0, 0), _FEATHER_SIGMA).astype(np.float32)
+    # The upper half is the reference's, not the model's: exactly 0 there, then a fade over the rows
+    # below the middle so the nose line shows no edge.
+    ramp = np.clip((np.arange(CROP, dtype=np.float32) - CROP // 2) / _RAMP, 0, 1)
+    return np.round(soft * ramp[:, None]).astype(np.uint8)
 
 
 def _points(lm: Landmarks) -> np.ndarray:

@@ -12,11 +12,14 @@ from pathlib import Path
 
 from renderer.neural.model import MUSETALK_UNET_CONFIG, SD_VAE_CONFIG, WHISPER_TINY_CONFIG
 
+# The cross-attention (and self-attention) blocks at 16x16 rather than 32x32: attention over 1024
+# positions would make the tiny model's CPU time grow with the square of the batch's memory.
 TINY_UNET = {
     **MUSETALK_UNET_CONFIG,
     "block_out_channels": [32, 64],
-    "down_block_types": ["CrossAttnDownBlock2D", "DownBlock2D"],
-    "up_block_types": ["UpBlock2D", "CrossAttnUpBlock2D"],
+    "down_block_types": ["DownBlock2D", "CrossAttnDownBlock2D"],
+    "up_block_types": ["CrossAttnUpBlock2D", "UpBlock2D"],
+    "attention_head_dim": 2,
     "layers_per_block": 1,
     "norm_num_groups": 8,
     "cross_attention_dim": 32,
