@@ -498,7 +498,7 @@ class Brain:
         if ans.held:
             held, ans.held = ans.held, ""
             joined = self.moderator.check(held + text)
-            if not joined.ok and self.moderator.check(text).ok:
+            if not joined.ok:  # spelled across the cut (or the next one is bad itself): neither is voiced
                 reason = f"moderation: {joined.describe()} (split across a sentence cut)"
                 metrics.MODERATION_BLOCKS.labels(self.room, "output").inc()
                 self._drop(ans, held, reason)

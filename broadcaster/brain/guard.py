@@ -106,7 +106,12 @@ _LEAK_PHRASES = re.compile(
     r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|我的提示|设定(?:里|中|上|是)|我的规则|这些规则|规则是|第.条规则|人设|"
     r"被要求|开发者(?:消息|指令)?|ignore (?:all |the )?previous|忽略(?:之前|以上|上面)的|以下是(?:资料|参考)|"
     r"(?:根据|参考|按照|下面的|上面的)资料|资料(?:里|中|上|显示|说)|"
-    r"[\w\-/]+\.(?:ya?ml|md|markdown|txt|json)\b|\[[^\]\n]{0,40}#\d+\]|#\d+\]|\bp\d+\]",
+    r"[\w\-/]+\.(?:ya?ml|md|markdown|txt|json)\b|\[[^\]\n]{0,40}#\d+\]|#\d+\]|\bp\d+\]|"
+    # internal ids in any spelling (passage_3, faq#2, chunk-12, doc 4) and the model behind the persona (after heldout7)
+    r"(?<![a-z])(?:passage|chunk|doc|document|faq|kb|source|ref|context|snippet|段落|资料|文档|片段)\s*[_#\-]?\s*\d+|"
+    r"(?<![a-z0-9])[a-z]{2,}[_#]\d+(?![a-z0-9])|"
+    r"gpt|chatgpt|openai|claude|anthropic|gemini|llama|qwen|通义|千问|文心|一言|deepseek|kimi|豆包|智谱|chatglm|"
+    r"大模型|语言模型|ai模型|人工智能模型|\bllm\b|模型(?:版本|名字|名称)|(?:基于|用的是|使用的是).{0,6}模型",
     re.IGNORECASE,
 )
 _ABSOLUTE = re.compile("|".join(f"(?:{p})" for p in ABSOLUTE_CLAIMS), re.IGNORECASE)

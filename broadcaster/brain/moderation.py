@@ -48,15 +48,21 @@ from broadcaster.brain.wordlists import (
     BUILTIN_ALLOW,
     COMMON_ABBREVIATIONS,
     COMPETITORS,
+    COMPONENT_PAIRS,
     CONTEXT_ALIASES,
     CONTEXT_EXCUSES,
     EMOJI_STANDINS,
     EVERYDAY_WORDS,
     GLOBAL_WORDS,
+    INSULT_NOUNS,
+    INSULTS,
     LOOKALIKES,
     PATTERNS,
+    PRICE_ELSEWHERE_DEICTIC,
     PRICE_ELSEWHERE_PLACES,
     PRICE_FRAME,
+    PRICE_FRAME_PLATFORM,
+    RADICAL_FORMS,
 )
 
 __all__ = ["GLOBAL_WORDS", "OK", "Moderator", "Verdict", "build_moderator", "load_words", "moderator_from_config"]
@@ -75,10 +81,15 @@ _HAS_LATIN = re.compile(r"[a-z]")
 _TOKENS = re.compile(r"[a-z0-9]+")
 # Characters so common after a word that a homophone ending in one is speech, not an evasion.
 _FUNCTION_CHARS = frozenset("好的了是吗呢在有不很也都就和呀啊吧哦")
+# A two-character homophone whose last character is a question/mood particle is speech ("差别大吗" is not 大麻).
+_PARTICLES = frozenset("吗呢吧啊呀嘛么哦")
 _SENTENCE_FINAL = frozenset("你他她它的了吗呢吧啊呀哦嘛么哈啦噢")  # a sentence ending in one is not a fragment
 _DENSE_CHAR = re.compile(r"[a-z\u3400-\u9fff\uf900-\ufaff]")
 # A homophone or a crossing match that is a word this common (jieba dictionary frequency) is a real word.
 COMMON_WORD_FREQ = 100
+# The slot after an address that an insult fills ("主播纸张吧", "你就是个X！"): two characters, then a particle or the end.
+_ADDRESS_SLOT = re.compile(r"(?:^|[^\u4e00-\u9fff])(?:你|主播|你们|这主播|这人)(?:就是|真是|真的是|简直是|就|真|是|纯|个)*"
+                           r"([\u4e00-\u9fff]{2})(?=[吧啊呀嘛哦]?(?:$|[\s，,。.!！?？~]))")
 # Contact rules, over contact views of a text (see _contact_views): digits, ids and app names as read.
 _APP = (r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun|纸飞机|飞机号|tg|telegram|"
         r"whatsapp|抖音号|快手号|dy号|小红书号|微博号)")
@@ -112,6 +123,55 @@ _CONTACT = re.compile(
 # at every latin position would cost a scan each).
 _CONTACT_VERB = re.compile(r"加我|私聊|私我|私信|找我|联系|滴滴")
 _ID_THEN_VERB = re.compile(rf"(?<![a-z0-9_]){_ID}(?:加我|私聊|私我|私信|找我|联系|滴滴)")
+# A channel named by any app, a nickname of two repeated characters (丘丘, 钉钉, 陌陌) or a short latin token (tg, ks),
+# then "search/add/follow", then a handle: latin (any ≥ 5 letters: "tg搜cheapgreentea") or, with a trade cue
+# anywhere in the text, a CJK name ("钉钉搜茶叶批发王拿出厂价"). "小红书搜这个茶的测评" has no trade cue.
+_PLATFORM = (r"(?:qq|扣扣|企鹅|微信|vx|wx|v信|绿泡泡|泡泡|tg|telegram|纸飞机|飞机|电报|whatsapp|line|ins|instagram|facebook|"
+             r"推特|twitter|钉钉|陌陌|探探|soul|脉脉|飞书|企业微信|企微|微博|小红书|抖音|快手|b站|豆瓣|贴吧|知乎|视频号|公众号|"
+             r"([\u4e00-\u9fff])\1|(?<![a-z0-9])[a-z]{2,3})")
+_HANDLE = re.compile(rf"{_PLATFORM}(?:号|上|里|app)?(?:搜索?|关注|加|找|id|号)[:@]?"
+                     r"(?:(?P<latin>[a-z][a-z0-9_\-]{4,})|(?P<cjk>[\u4e00-\u9fff]{3,10}))")
+_TRADE_CUE = re.compile(r"批发|货源|拿货|出厂|厂价|代理|一手|渠道|低价|进货|内部价|底价|拿样|私聊|私我")
+# A number of five digits or more (any script, after the numeral view) that is no date, price, order or tracking
+# number: a contact id when it is long (≥ 7) or anything in the text asks to get in touch or trade.
+_LONG_NUMBER = re.compile(r"(?<![0-9¥$])[a-z_\-]*(\d{5,})(?![0-9])")  # with the letters of its token (订单号abc12345)
+_NUMBER_CONTEXT = re.compile(r"(?:订单|单号|运单|快递|物流|编号|批号|批次|日期|尾号|型号|货号|条码|编码|生产|序列|工号|房号|邮编|车牌|"
+                             r"价格|售价|价|原价|到手|销量|库存|粉丝|点赞|播放|观看|人数|第)[是:为]?$")
+_NUMBER_UNIT = re.compile(r"(?:元|块|rmb|人|次|个|件|罐|克|g|ml|毫升|斤|年|月|日|天|号|万|千|百|分|秒|小时|米|度|%)")
+_DATE = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])")
+_CONTACT_CUE = re.compile(r"私|加|联系|找我|滴|搜|批发|货源|拿货|代理|一手|渠道|出厂|厂价|进货|咨询|扣|群|微|薇|威|企鹅|电话|手机|"
+                          r"tel|call|dd|号|(?<![a-z])[qv](?![a-z])")
+_PAIR = re.compile(r"([\u4e00-\u9fff])\1")
+
+
+def _nickname_pair(text: str) -> bool:
+    """Two repeated characters that are no everyday word (丘丘, 钉钉, 陌陌; not 哈哈, 看看, 多多): an app's nickname."""
+    return any((_segmenter().dt.FREQ.get(m.group(0)) or 0) < COMMON_WORD_FREQ for m in _PAIR.finditer(text))
+
+
+def _long_number(view: str) -> str:
+    """A contact id hidden as a bare number (see _LONG_NUMBER), or ''."""
+    for m in _LONG_NUMBER.finditer(view):
+        digits = m.group(1)
+        if len(set(digits)) < 3 or (len(digits) == 8 and _DATE.fullmatch(digits)):
+            continue  # 666666, 2333333, a date: chat, not an id
+        if _NUMBER_CONTEXT.search(view[max(0, m.start() - 4) : m.start()]) or _NUMBER_UNIT.match(view, m.end()):
+            continue
+        if len(digits) >= 7 or _CONTACT_CUE.search(view) or _nickname_pair(view):
+            return digits
+    return ""
+
+
+def _handle(view: str) -> str:
+    """A channel + search/add + handle (see _HANDLE), or ''."""
+    for m in _HANDLE.finditer(view):
+        if m.group(1) and not _nickname_pair(m.group(0)[:2]):
+            continue  # 多多上搜…, 看看搜…: an everyday doubled word, not an app
+        if m.group("latin") or _TRADE_CUE.search(view):
+            return m.group(0)
+    return ""
+
+
 # Numerals of every system → digits (for the contact views only: "八" is a digit there, not a word).
 _NUMERALS = str.maketrans({
     **dict(zip("零〇幺一二三四五六七八九", "001123456789", strict=True)),
@@ -151,14 +211,20 @@ _ENCLOSED = str.maketrans({
     **{chr(0x1F1E6 + i): chr(0x61 + i) for i in range(26)},  # 🇦 regional indicators
     "×": "x", "✘": "x", "✗": "x",
 })
+_RADICALS = str.maketrans(RADICAL_FORMS)
+_COMPONENT_FIRST = frozenset(k[0] for k in COMPONENT_PAIRS) | frozenset(RADICAL_FORMS)
+_COMPONENTS = re.compile("|".join(map(re.escape, COMPONENT_PAIRS)))
 _ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f]")  # latin with diacritics, combining marks
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u20d0-\u20dc\u20de-\u20ff]")  # not the keycap U+20E3
 
 
 def fold(text: str) -> str:
     """Emoji stand-ins (🐴 → 马, 🍑 → 桃), look-alike letters of other scripts (Cyrillic х → x), enclosed
-    letters (🅥 → v) and diacritics (wēi xìn → wei xin) read as meant."""
+    letters (🅥 → v), diacritics (wēi xìn → wei xin) and characters split into their components (亻言 → 信)
+    read as meant."""
     text = text.translate(_FOLD).translate(_ENCLOSED)
+    if not _COMPONENT_FIRST.isdisjoint(text):
+        text = _COMPONENTS.sub(lambda m: COMPONENT_PAIRS[m.group(0)], text.translate(_RADICALS))
     if _ACCENTED.search(text):
         text = _COMBINING.sub("", unicodedata.normalize("NFD", text))
         text = unicodedata.normalize("NFC", text)
@@ -300,8 +366,12 @@ class Moderator:
 
     def __init__(self, words: Iterable[str], *, allow: Iterable[str] = (), pinyin: bool = True,
                  action: str = "replace", aliases: bool = True, initials: bool = True,
-                 contacts: bool = True, patterns: dict[str, str] | None = None) -> None:
+                 contacts: bool = True, patterns: dict[str, str] | None = None,
+                 insult_words: Iterable[str] = ()) -> None:
         self.action = action
+        # Two-syllable insults by sound, for the address slot ("主播纸张吧" is 智障): reading → the insult.
+        self._insult_sounds = {tuple(_syllables(w)): w for w in insult_words
+                               if len(w) == 2 and all(is_cjk_char(c) for c in w)} if pinyin else {}
         self._patterns = [(w, re.compile(rx)) for w, rx in (patterns or {}).items()]
         self.use_pinyin = pinyin
         self.contacts = contacts
@@ -475,6 +545,11 @@ class Moderator:
                             (self._latin[w] for w, rx in self._latin_masked.items() if rx.fullmatch(m.group(1))), "")
                         if word:
                             hit(word, "latin", m.group(1))
+        if self._insult_sounds:
+            for m in _ADDRESS_SLOT.finditer(normalize(text)):
+                word = self._insult_sounds.get(tuple(_syllables(m.group(1))))
+                if word is not None:
+                    hit(word, "pinyin", m.group(1))
         if self._context:
             n = normalize(text)
             for word, rx in self._context:
@@ -499,8 +574,13 @@ class Moderator:
                     m = _CONTACT.search(view)
                     if m is None and _CONTACT_VERB.search(view):
                         m = _ID_THEN_VERB.search(view)
-                if m is not None:
-                    hit("联系方式", "contact", m.group(0))
+                found = m.group(0) if m is not None else ""
+                for view in views if not found else ():
+                    found = _handle(view) or _long_number(view)
+                    if found:
+                        break
+                if found:
+                    hit("联系方式", "contact", found)
         if matched and self._excuses:
             self._excuse(d, matched, how, spans)
         if not matched:
@@ -572,7 +652,8 @@ class Moderator:
                     # straddles common words, or is the listed word's own start followed by an everyday
                     # function character ("企鹅好可爱" is not 企鹅号).
                     if (self._common(src) or self._real_word_around(d, origin[start], origin[end - 1] + 1)
-                            or self._function_tail(key, src) or self._speech_homophone(d, key, src, origin[start])):
+                            or self._function_tail(key, src) or self._speech_homophone(d, key, src, origin[start])
+                            or (len(key) == 2 and src[-1] != key[-1] and src[-1] in _PARTICLES)):
                         continue
                     kind = "pinyin"
                 else:
@@ -722,13 +803,17 @@ def build_moderator(words: Iterable[str], *, use_global: bool, words_file: Path 
         # A place (another platform or store) in a price frame, the room's own platform left out.
         own_dense = {dense(a) for a in allow}
         places = [p for p in PRICE_ELSEWHERE_PLACES if dense(p) not in own_dense]
-        if places:
-            patterns["别家价格"] = patterns.get("别家价格", "(?!)") + "|(?:" + "|".join(map(re.escape, places)) + ")" + PRICE_FRAME
+        deictic = [p for p in PRICE_ELSEWHERE_DEICTIC if dense(p) not in own_dense]
+        frames = [f"(?:{'|'.join(map(re.escape, ps))}){frame}" for ps, frame in
+                  ((places, PRICE_FRAME_PLATFORM), (deictic, PRICE_FRAME)) if ps]
+        if frames:
+            patterns["别家价格"] = "|".join([patterns.get("别家价格", "(?!)"), *frames])
         allow.extend(BUILTIN_ALLOW)
     if words_file is not None:
         all_words.extend(load_words(words_file))
     return Moderator(all_words, allow=allow, pinyin=pinyin, action=action, aliases=aliases, initials=initials,
-                     contacts=contacts, patterns=patterns)
+                     contacts=contacts, patterns=patterns,
+                     insult_words=(*INSULTS, *INSULT_NOUNS) if use_global else ())
 
 
 def moderator_from_config(cfg: object) -> Moderator:

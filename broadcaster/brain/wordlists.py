@@ -28,6 +28,9 @@ INSULTS: tuple[str, ...] = (
     "脑瘫", "滚犊子", "妈卖批", "傻狗", "蠢货", "蠢猪", "白痴", "弱智", "贱货", "骚货", "人渣", "滚蛋",
     "王八蛋", "龟儿子", "狗娘养的", "傻缺", "傻帽", "垃圾主播", "你妈没了", "你妈无了", "神经病", "废物", "狗屎", "狗主播", "丑八怪",
     "艹", "瓜娃子",
+    # Regional ones added after heldout7 (Cantonese 扑街/丢你老母, Sichuan 哈麻批/瓜批), and the insult the
+    # initials nmb stand for (an abbreviation is only matched when its meaning is listed).
+    "你妈逼", "扑街", "仆街", "冚家铲", "丢你老母", "屌你老母", "哈麻批", "瓜批", "龟孙子", "狗杂种", "贱种", "痴线",
 )
 ADS_AND_FRAUD: tuple[str, ...] = (
     "加微信", "私加微信", "微信号", "加微", "加企鹅", "企鹅号", "企鹅群", "扣扣号", "扣扣群", "加扣扣", "加qq", "qq号", "qq群",
@@ -40,6 +43,8 @@ ADS_AND_FRAUD: tuple[str, ...] = (
     "发票代开", "网贷", "黑白户", "无视征信", "不看征信", "秒下款", "洗钱", "跑分", "中奖请联系", "领奖请联系",
     "联系客服领取", "兼职日结", "日赚", "高额返利", "稳赚不赔", "信用卡代还", "假证", "刻章", "代考", "替考",
     "仿真枪", "枪支",
+    # Channels by name that are never other words (added after heldout7).
+    "钉钉号", "陌陌号", "探探号",
 )
 GAMBLING_DRUGS_SEX: tuple[str, ...] = (
     "赌博", "博彩", "网赌", "赌球", "赌钱", "黄色网站", "六合彩", "毒品", "冰毒", "海洛因", "摇头丸", "k粉", "大麻",
@@ -52,12 +57,18 @@ GAMBLING_DRUGS_SEX: tuple[str, ...] = (
     # Sex.
     "黄片", "黄网", "毛片", "色片", "成人视频", "成人电影", "成人网站", "黄色视频", "激情视频", "一夜情", "援交", "外围女",
     "裸照", "福利姬", "色图", "黄图", "涩图", "果聊", "学生贷", "校园贷",
+    # Drugs sold as vapes (太空油 = etomidate e-liquid), added after heldout7.
+    "太空油", "依托咪酯", "合成大麻", "上头电子烟", "上头烟弹",
 )
 # Other shops and channels: a commerce room does not voice their prices or send viewers there. A room
 # selling on one of them lists it in `moderation.allow` (that word and its nicknames are then allowed).
 # 天猫 is left out: a brand's own flagship store is usually there.
 COMPETITORS: tuple[str, ...] = ("淘宝", "京东", "拼多多", "闲鱼", "1688", "抖店", "抖音小店", "快手小店", "唯品会", "苏宁易购",
-                                "阿里巴巴批发")
+                                "阿里巴巴批发",
+                                # E-commerce and grocery apps whose names are no other word (added after heldout7;
+                                # ambiguous ones — 转转, 美团, 快手, 大润发 — are places in a price frame below).
+                                "淘特", "淘宝特价", "叮咚买菜", "多多买菜", "美团优选", "蘑菇街", "当当网", "考拉海购",
+                                "网易严选", "得物app", "抖音商城", "天猫超市")
 # Phrases with a listed word that are fine in every room (a carrier is not a shop: "发京东快递吗").
 BUILTIN_ALLOW: tuple[str, ...] = ("京东快递", "京东物流", "京东配送", "京东快运", "废物利用", "狗屎运", "抠抠搜搜", "扣扣搜搜",
                                   "抠抠索索")
@@ -88,7 +99,7 @@ PATTERNS: dict[str, str] = {
     "大麻": r"叶子.{0,3}(?:有货|到货|私我?|加我|找我|滴我|要的私)",
     "彩金": r"首[充存]送|充值送彩金",
     # Risky as words (their homophones are everyday: 实时采…), safe as exact phrases.
-    "时时彩": r"菠菜(?:导师|计划|群|带单|回血|平台|网)|时时彩|幸运飞艇|pk10|pk拾|彩票(?:平台|计划|导师|内部|群|网站?)",
+    "时时彩": r"菠菜.{0,4}(?:导师|计划|群|带单|回血|平台|网|官网|网址)|(?:娱乐|棋牌|彩票|博彩|赌场|体育|彩金).{0,4}(?:官网|网址)|时时彩|幸运飞艇|pk10|pk拾|彩票(?:平台|计划|导师|内部|群|网站?)",
     "刷单兼职": r"兼职.{0,4}(?:打字员?|点赞员?|刷|手机就能|在家)|点赞员|打字员|(?:在家|手机)(?:就能|也能|轻松)(?:赚|月入|日入)|"
               r"月入(?:过|上)?[万1-9]",
     "别家价格": r"(?:别家|隔壁|其他直播间|别的直播间|别人家|外面)(?:直播间|店|店铺)?(?:才|只要|只|就|卖)+\d",
@@ -98,18 +109,36 @@ PATTERNS: dict[str, str] = {
     # Insult templates: an address (你/主播) + 是/个/像 + a word from the insult lexicon (emoji read as their
     # animal first: 你是🐶 → 你是狗), "长得像X", "像X一样", "脑子被…踢", "X主播".
     "侮辱": r"(?:你|主播|你们|这主播|观众|他|她|他们|她们|楼上|楼下|这人|那人)(?:就|真|简直|才|真的|就是)?(?:是|个|像)(?:个|只|条|头|一条|一只|一头)?"
-            r"(?:INSULT_NOUNS)(?![肉粮年毛头蹄皮仔崽宝狗猪屋窝场圈排骨蛋饲血油饼])"
+            r"(?:大|死|臭|蠢|纯)?(?:INSULT_NOUNS)(?![肉粮年毛头蹄皮仔崽宝狗猪屋窝场圈排骨蛋饲血油饼])"
             r"|长得?(?:像|跟)(?:个|只|条|头)?(?:INSULT_NOUNS)|(?:像|跟)(?:个|只|条|头)?(?:INSULT_NOUNS)(?:一样|似的)"
             r"|脑子(?:被.{0,3}(?:踢|夹|挤|撞|门)|进水|瓦特|秀逗|有坑|有泡|有病)"
-            r"|(?<![饿笑累热冷困气吓渴晒])死(?:骗子|奸商|胖子|肥猪|猪头|狗|鬼)|(?:骗子|瓜皮|智障|zz|sb|猪头|废物|奸商|死胖子)主播|(?:主播|你|你们)(?:家)?(?:无|没)(?:马|妈)(?!上)",
+            r"|(?<![饿笑累热冷困气吓渴晒])死(?:骗子|奸商|胖子|肥猪|猪头|狗|鬼)|(?:骗子|瓜皮|智障|猪头|废物|奸商|死胖子|(?<![a-z])(?:INSULT_INITIALS))主播"
+            # numbers that are insults (二百五 = 250, 三八, 十三点) after an address, never a quantity
+            r"|(?:你|主播|你们|这主播)(?:就|真|简直|才|真的|就是)?(?:是|个)(?:个)?(?:250|二百五|2百5|三八|38|十三点|13点)(?![0-9十百克元块毫斤g点钟号度码岁节妇])|(?:主播|你|你们)(?:家)?(?:无|没)(?:马|妈)(?!上)",
     # Betting: odds/stakes/real-money games/cash-out, never 打牌 or 斗地主 alone.
     "赌博盘口": r"外围.{0,6}(?:盘|下注|投注|私)|盘口.{0,6}(?:私|下注|投注|加我)|(?:私聊|私信|加我|找我|来)(?:下注|投注)|下注|投注"
               r"|赢真钱|真钱(?:斗地主|麻将|棋牌|捕鱼|游戏)|(?:斗地主|麻将|棋牌|捕鱼|德州).{0,6}(?:赢钱|提现|上分|下分)|上下分",
     # Drugs by slang: a vice word with a sale cue (出冰，懂的来), so 溜冰场 and 神仙水 (skin care) alone stay clean.
-    "毒品暗语": r"(?:^冰(?![岛糖箱淇块镇红绿水泡棍沙激柜])|出冰|卖冰|溜冰|冰毒|笑气|神仙水|听话水|k粉|(?<!茶)叶子|g水).{0,6}(?:懂的来|懂得来|懂的|懂得|同城|闪送|私我|私聊|有货|出货)"
+    "毒品暗语": r"(?:^冰(?![岛糖箱淇块镇红绿水泡棍沙激柜])|出冰|卖冰|溜冰|冰毒|笑气|神仙水|听话水|k粉|(?<!茶)叶子|g水|(?:^|出|卖|有|收)k(?![a-z0-9])|"
+              r"烟弹|电子烟|烟油|上头|太空).{0,6}(?:懂的来|懂得来|懂的|懂得|同城|闪送|私我|私聊|有货|出货|当面|面交|货到付款|到付|上头|飘)"
               r"|(?:懂的来|懂得来|同城闪送).{0,6}(?:冰(?![岛糖箱淇块镇红绿水泡棍沙激柜])|笑气|神仙水|k粉|叶子)|出售.{0,8}(?:神仙水|笑气|冰毒|k粉|听话水|迷药)",
-    # Loans: approval/limit/payout cues around a loan.
-    "网贷诈骗": r"(?:秒批|免审|秒过|不查征信|无视征信).{0,10}(?:额度|到账|下款|放款|贷|借)|额度.{0,8}(?:当天|秒|马上|立即)(?:到账|下款|放款)",
+    # Loans: approval/limit/payout cues around a loan; a bad credit record "still gets a loan".
+    "网贷诈骗": r"(?:秒批|免审|秒过|不查征信|无视征信).{0,10}(?:额度|到账|下款|放款|贷|借)|额度.{0,8}(?:当天|秒|马上|立即)(?:到账|下款|放款)"
+              r"|征信.{0,6}(?:能贷|可贷|也能借|能借|可借|也能贷|下款|包过|秒批|能下)|(?:贷款?|借款?|下款).{0,6}包过|包过.{0,4}(?:贷|下款|借)",
+    # -- families added after heldout7, by class.
+    # Sex services: an out-call/same-city cue with a service word, either order (同城配送 stays clean).
+    "色情服务": r"(?:上门|同城|小姐|妹子|学生妹|兼职妹|按摩|外卖小姐).{0,6}(?:全套|包夜|快餐|楼凤|特殊服务|大保健)"
+              r"|(?:全套|包夜|快餐|楼凤|特殊服务|大保健).{0,6}(?:上门|同城|小姐|妹子)",
+    # Task scams: paid likes/follows, per-order commissions, pulling viewers into a group.
+    "任务诈骗": r"(?:点赞|关注|评论|刷单|做任务|浏览).{0,6}(?:返现|返佣|佣金|一单|提现)|返现.{0,8}(?:私|加|群|拉)"
+              r"|一单[0-9一二两三四五六七八九十]+(?:元|块)|拉(?:你|人)?进?群|(?:日结|秒结).{0,4}(?:佣金|工资)",
+    # Top-up fraud: platform currency sold below face value.
+    "代充": r"代充|(?:低价|折扣|打折|内部)(?:代)?充值?(?:抖币|快币|q币|b币|点券|钻石|话费|会员)?"
+            r"|(?:抖币|快币|q币|b币|点券|钻石|dou\+|游戏币).{0,6}(?:[一二三四五六七八九1-9]折|低价|便宜|代充|折扣)",
+    # Account and card trading: buying, selling or renting bank cards, SIM cards, real-name accounts.
+    "账号买卖": r"(?:收|收购|回收|高价收|出|出售|卖|买卖|租|出租|求购|代办|批量)(?:闲置|二手|实名|老|高权重|正规)*"
+              r"(?:的)?(?:银行卡|电话卡|手机卡|对公账户|对公户|u盾|身份证|实名(?:认证)?(?:的)?(?:账号|帐号|号)|"
+              r"(?:抖音|快手|微信|支付宝|qq|小红书|淘宝|闲鱼|b站|微博)(?:实名)?(?:号|账号|帐号))",
     # Phishing: a link or a prize with bank card/verification code/customer-service contact.
     "钓鱼诈骗": r"(?:点|戳)击?(?:链接|网址|下方链接|这个链接).{0,12}(?:银行卡|卡号|验证码|身份证|密码)"
               r"|(?:银行卡|卡号|验证码|密码)(?:号)?.{0,6}(?:领取|领奖|激活|解冻)"
@@ -119,7 +148,12 @@ PATTERNS: dict[str, str] = {
     "别处购买": r"(?:去|到)(?:那边|他家|她家|别家|别处|别的地方|人家|官方店|旗舰店|隔壁|那家)(?:买|下单|拍)"
               r"|(?:别|不要|别再|不要再|千万别)在(?:这|这里|这儿|这边|直播间|你家|你这)(?:买|下单|拍)"
               r"|同款.{0,8}(?:只要|才要?|仅需?|便宜|更便宜|划算|实惠)|同款.{0,4}\d{2,}(?:元|块|rmb)?$"
-              r"|比(?:你家|你们家?|这里|这边|这儿|直播间|主播家?)的?.{0,2}(?:便宜|划算|实惠)",
+              r"|比(?:你家|你们家?|这里|这边|这儿|直播间|主播家?)的?.{0,2}(?:便宜|划算|实惠)"
+              # any shop or brand: "去X买" with a comparison anywhere (去大润发超市买，便宜多了; X比这个好，去X买)
+              r"|(?:去|到)(?!链接|小黄车|购物车|橱窗|直播间|店铺|购物袋|下面|下方|左下|右下|评论|哪|年|手)(?:(?![这你我])[^去到买]){2,8}?(?:买|下单|购买)"
+              r"(?=.*(?:便宜|划算|实惠|更好|同款|一样|才\d|只要|半价|折|比(?:这|你|主播|直播间)))"
+              r"|(?<=比)(?:这个|这款|你家|你们家?|这家|主播家?|直播间)的?(?:好|便宜|划算|实惠|正宗).{0,10}(?:去|到)[^去到]{2,8}买"
+              r"|(?:隔壁|别家|其他家|别的直播间|其他直播间|人家)(?:直播间|店)?的?.{0,6}(?:更好|更便宜|更划算|更实惠|更正宗)",
     "1688": r"(?<![0-9¥$.])1688(?![0-9.]|元|块|rmb|号|米|克|毫升|ml|g|k|w|人|个|件|万|千|百|年|分|次|天|罐)",
 }
 
@@ -129,14 +163,33 @@ INSULT_NOUNS: tuple[str, ...] = (
     "废物", "小丑", "傻瓜", "笨蛋", "蠢蛋", "奸商", "死胖子", "丑八怪", "癞蛤蟆", "屎", "草泥马", "白痴", "弱智", "憨憨",
     "蛤蟆", "猩猩", "狐狸精", "老鼠", "蛆", "绿茶婊",
 )
-PATTERNS["侮辱"] = PATTERNS["侮辱"].replace("INSULT_NOUNS", "|".join(sorted(INSULT_NOUNS, key=len, reverse=True)))
+# Latin initials of insults (fw 废物, zz 智障, nc 脑残): too ambiguous alone, insults before 主播 ("fw主播").
+INSULT_INITIALS: tuple[str, ...] = ("zz", "sb", "fw", "nc", "lj", "bc", "rz", "nt", "sc", "2b")
+INSULT_NOUNS = (*INSULT_NOUNS, "扑街", "哈麻批", "瓜批", "憨批", "傻缺", "傻帽", "神经病", "脑残", "脑瘫", "人渣", "贱人", "杂种", "畜生", "龟孙子")
+PATTERNS["侮辱"] = (PATTERNS["侮辱"].replace("INSULT_NOUNS", "|".join(sorted(set(INSULT_NOUNS), key=len, reverse=True)))
+                  .replace("INSULT_INITIALS", "|".join(INSULT_INITIALS)))
 # Platforms and store kinds that, in a price frame (只要/才/更便宜/划算/满减/同款), are another seller.
+# Written by hand (after heldout7) from general knowledge of China's retail market: the e-commerce, social-commerce,
+# second-hand, grocery-delivery apps and the supermarket/warehouse chains a viewer may name as "cheaper there";
+# shop kinds (旗舰店, 超市 …) stand for any brand's store. A price, a discount or "the same item" after one is
+# another seller's offer (the room's own platform, in `moderation.allow`, is left out).
 PRICE_ELSEWHERE_PLACES: tuple[str, ...] = (
     "某猫", "天猫", "猫超", "快手", "美团", "盒马", "山姆", "xhs", "小红书", "dy", "抖音", "唯品会", "淘宝", "京东", "拼多多",
-    "闲鱼", "咸鱼", "某宝", "某东", "拼夕夕", "官方店", "旗舰店", "专卖店", "他家", "那边", "隔壁", "别家", "外面",
+    "闲鱼", "咸鱼", "某宝", "某东", "拼夕夕", "并夕夕", "百亿补贴", "视频号", "转转", "得物", "识货", "淘特", "叮咚买菜", "多多买菜",
+    "朴朴", "每日优鲜", "美团优选", "兴盛优选", "大润发", "沃尔玛", "家乐福", "永辉超市", "华润万家", "开市客", "costco",
+    "麦德龙", "奥乐齐", "胖东来", "亚马逊", "苏宁", "微店", "有赞", "蘑菇街", "1688",
+    "官方店", "旗舰店", "专卖店", "专营店", "直营店", "实体店", "批发市场", "超市", "商场", "便利店",
 )
+# Places that are only deictic ("over there", "next door"): a plain number after them is not a price (外面等了20分钟).
+PRICE_ELSEWHERE_DEICTIC: tuple[str, ...] = ("他家", "那边", "隔壁", "别家", "外面")
 PRICE_FRAME = (r".{0,14}(?:只要|才\d|才要|仅需?\d|更便宜|便宜(?:\d|了?[一二三四五六七八九十几多]|好多|不少|很多)|更划算|满减|同款)"
                r"(?![吗么嘛呢不没])")  # a question (美团更便宜吗) is not a claim
+# After a platform or store: also a bare price (六十九一罐, 一罐五十, 七十九两罐), a discount or "sold the same there".
+_NUM = "[0-9一二两三四五六七八九十百千]"
+PRICE_FRAME_PLATFORM = (r"(?:(?![吗嘛呢])[^|]){0,14}(?:只要|才\d|才要|仅需?\d|更便宜|便宜|更划算|划算|实惠|满减|同款|半价|打折|[一二三四五六七八九1-9]折|"
+                        r"包邮|补贴|二手|"
+                        rf"{_NUM}+(?:元|块|rmb)|{_NUM}{{2,}}[罐盒瓶个件斤包袋]|[一两1-2][罐盒瓶个件斤包袋]{_NUM}{{2,}}|¥{_NUM}+)"
+                        r"(?![吗么嘛呢不没])")
 
 # The contact rule's view of a text: emoji that stand for a syllable or a word (🐴 for 妈/马, 🍑 for
 # 淘/桃, 🐧 for QQ's penguin), and latin look-alikes from other scripts (Cyrillic х, Greek ο).
@@ -150,8 +203,23 @@ EMOJI_STANDINS: dict[str, str] = {
     "🙈": "猴子", "🐸": "蛤蟆", "🐀": "鼠", "🐁": "鼠", "🐓": "鸡", "🐤": "鸡", "🐥": "鸡", "🐣": "鸡", "🦆": "鸭", "🐑": "羊",
     "🐐": "羊", "🐃": "牛", "🐄": "牛", "🐛": "虫", "🪱": "虫", "🐌": "蜗牛", "🤡": "小丑", "🐉": "龙", "🐲": "龙", "🐇": "兔",
     "🐰": "兔", "🐻": "熊", "🐼": "熊猫", "🦍": "猩猩", "🐦": "鸟", "🕊": "鸽", "🦢": "鹅", "🦉": "猫头鹰",
+    "🖕": "艹",  # the gesture is the insult itself
     "✈": "飞机", "🛩": "飞机", "🛫": "飞机", "📞": "电话", "☎": "电话", "📱": "手机", "🔗": "链接",
 }
+# Characters written as their two components side by side (亻言 for 信, 女马 for 妈): read back as the character
+# (before every rule). Only pairs that are no word of their own (日月, 女子 are words; they are left out), for
+# the characters contact, vice, insult and competitor words are made of; CJK radical-supplement forms (⺅)
+# are read as the component first.
+COMPONENT_PAIRS: dict[str, str] = {
+    "亻言": "信", "亻尔": "你", "女马": "妈", "扌喿": "操", "扌口": "扣", "力口": "加", "君羊": "群", "贝者": "赌", "貝者": "赌",
+    "女票": "嫖", "女昌": "娼", "女支": "妓", "木仓": "枪", "石马": "码", "扌叟": "搜", "氵匋": "淘", "扌并": "拼", "钅戋": "钱",
+    "纟勺": "约", "火包": "炮", "艹早": "草", "辶畐": "逼", "犭句": "狗", "犭者": "猪", "疒知": "痴", "疒难": "瘫", "马扁": "骗",
+    "代贝": "贷", "贝长": "账", "口丂": "号", "讠青": "请", "讠舌": "话", "钅艮": "银", "扌戈": "找", "禾厶": "私", "耳卯": "聊",
+    "彳散": "微", "氵查": "渣",
+}
+RADICAL_FORMS: dict[str, str] = {"⺅": "亻", "⺡": "氵", "⺘": "扌", "⻈": "讠", "⺗": "忄", "⻏": "阝", "⻖": "阝", "⺮": "竹", "⻗": "雨",
+                                 "⺼": "月", "⺌": "小", "⺣": "灬", "⺨": "犭", "⺪": "疒", "⻊": "足", "⻉": "贝", "⻋": "车",
+                                 "⻓": "长", "⻔": "门", "⻢": "马", "⻥": "鱼", "⺧": "牛", "⺭": "礻", "⻂": "衤", "⺶": "羊"}
 LOOKALIKES: dict[str, str] = {
     # Cyrillic
     "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
@@ -185,7 +253,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "微信": ("薇信", "威信", "徽信", "微心", "维信", "卫星", "v信", "vx", "wx", "微x", "v", "绿泡泡", "weixin", "wechat"),
     "qq": ("扣扣", "企鹅", "q号", "抠抠", "蔻蔻", "寇寇", "koukou"),
     "扣扣": ("qq", "企鹅", "蔻蔻", "寇寇", "koukou"),
-    "拼多多": ("拼夕夕", "pdd", "拼dd"),
+    "拼多多": ("拼夕夕", "并夕夕", "pin夕夕", "pdd", "拼dd", "拼多"),
     "淘宝": ("某宝", "taobao", "桃宝", "淘bao"),
     "京东": ("某东", "狗东", "jingdong"),
     "闲鱼": ("xianyu",),
@@ -226,7 +294,7 @@ ABSOLUTE_CLAIMS: tuple[str, ...] = (
 # condition is voiced only when one passage clause states the same condition the same way (未拆封 is
 # not 拆封); restrictions a passage clause adds (质量问题) must be said too.
 # Labels whose passages must contain the very phrase the sentence says (顺丰 is not grounded by 中通).
-EXACT_PROMISES: frozenset[str] = frozenset({"快递公司", "品质承诺", "发货时效"})
+EXACT_PROMISES: frozenset[str] = frozenset({"快递公司", "品质承诺", "发货时效", "销售渠道"})
 RETURN_WORDS = r"退|包换|能换|可以换|换货|换新"
 RETURN_CONDITIONS: tuple[tuple[str, str], ...] = (
     ("拆封", r"拆封|开封|拆开|打开|拆了|开了|启封|拆过|开过|拆包装|开袋"),
@@ -265,6 +333,15 @@ PROMISES: tuple[tuple[str, str], ...] = (
     ("发货时效", r"(?:当天|当日|今天|马上|立刻|立即)(?:就|会|都|能|可以)?发(?:货|出|走)|当天发|当日发|次日达|隔日达|明天就到|"
                r"今天下单明天到|[秒闪]发"),
     ("运费险", r"运费险|退货险"),
+    # Health benefits and who may safely consume it (added after heldout7): a food's answer may not promise what
+    # its passages do not (Advertising Law art. 17: no health-function claims outside approved products).
+    ("健康功效", r"(?:对|有益于|有利于|有助于)[^，。！？,.!?]{0,4}(?:胎儿|宝宝|婴儿|孕妇|身体|健康|皮肤|肝|胃|心脏|血管|睡眠|免疫|大脑|视力)"
+               r"(?:有|很有|都有)?(?:好处|帮助|益处|益)|安胎|养胃|护胃|护肝|养肝|美容养颜|养颜|美白|提高免疫|增强免疫|"
+               r"增强抵抗力|提高抵抗力|延年益寿|长寿|助眠|改善睡眠|(?:孕妇|哺乳期|婴儿|宝宝|小孩|儿童|老人|病人)(?:也|都)?"
+               r"(?:可以|能|放心|随便)(?:喝|吃|用)|放心(?:喝|吃|用)|没有(?:任何)?副作用|无副作用"),
+    # Other sales channels named as places to buy: only the channels the passages name (天猫旗舰店也能搜到).
+    ("销售渠道", r"天猫|淘宝|京东|拼多多|抖店|快手小店|唯品会|闲鱼|1688|旗舰店|官网|专卖店|实体店|门店|线下店|超市|"
+               r"其他平台|别的平台|其他渠道|别的渠道"),
     # Urgency and price changes: a deadline or a price rise the seller must actually have announced.
     ("涨价/限时", r"涨价|提价|调价|恢复原价|回到原价|恢复日常价|变回原价|(?:明天|明日|下播|过了今天|今天过后|活动结束|"
                 r"以后|过几天|下周|下次).{0,6}(?:就?涨|会?贵|原价|恢复|没有了|没了|取消|结束|不是这个价)|"
