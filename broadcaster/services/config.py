@@ -24,7 +24,9 @@ class ServicesConfig(Model):
     socket_dir: Path | None = None
     batch: BatchConfig = BatchConfig()  # default for every kind of service
     # Per kind ("tts", "face", …): replaces `batch` for that kind (e.g. face: {max_batch: 16, max_wait_ms: 15}).
-    kinds: dict[str, BatchConfig] = Field(default_factory=dict)
+    # TTS waits for no company: its engines say one sentence per call, so waiting would only add latency;
+    # sentences that arrive while one is synthesized still form the next batch.
+    kinds: dict[str, BatchConfig] = Field(default_factory=lambda: {"tts": BatchConfig(max_batch=8, max_wait_ms=0)})
     restart_backoff_s: float = Field(0.5, gt=0, le=60)  # first wait before restarting a service that died
     restart_backoff_max_s: float = Field(30.0, gt=0, le=3600)
     stable_s: float = Field(30.0, gt=0)  # a service up this long has its backoff reset

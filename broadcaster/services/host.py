@@ -167,8 +167,11 @@ class Host:
         loop = self._loop
 
         def read() -> None:
-            with contextlib.suppress(Exception):
-                sys.stdin.buffer.read()
+            # os.read on the raw fd, not sys.stdin: a buffered reader's lock held by this thread at interpreter
+            # shutdown aborts the process.
+            with contextlib.suppress(OSError):
+                while os.read(0, 4096):
+                    pass
             with contextlib.suppress(RuntimeError):  # loop already closed: we are exiting anyway
                 loop.call_soon_threadsafe(self._parent_gone)
 
@@ -226,7 +229,8 @@ class Host:
             conn.closed = True
             for req in conn.open.values():
                 req._cancelled.set()
-            self._queues.pop(conn, None)
+            for req in self._queues.pop(conn, ()):
+                conn.open.pop(req.id, None)  # never taken into a batch: nothing reads its inputs
             writer.close()
             # Arenas are unmapped once nothing runs on their inputs any more (a batch may be reading them).
             self._spawn(self._release(conn))
@@ -354,6 +358,10 @@ class Host:
     def _emit(self, req: Request, outputs: list[np.ndarray], meta: dict[str, Any], final: bool,
               error: str | None = None, batch: dict[str, Any] | None = None) -> None:
         conn: _Conn = req._owner
+        if req.id not in conn.open:
+            return  # already ended (an arena overflow on an earlier partial)
+        if final:
+            conn.open.pop(req.id)
         if conn.closed:
             return
         msg: dict[str, Any] = {"op": "res", "id": req.id, "final": final, "ok": error is None, "meta": meta}
@@ -361,7 +369,11 @@ class Host:
             try:
                 msg["out"] = conn.outputs.put_all(outputs)
             except ArenaFull as exc:
+                # This request ends here, failed; the service is told to stop working on it.
                 msg.update(ok=False, error=str(exc), final=True)
+                conn.open.pop(req.id, None)
+                req._cancelled.set()
+                self.counters["failed"] += 1
                 final = True
         elif error is not None:
             msg["error"] = error
@@ -369,22 +381,25 @@ class Host:
             msg["wait_ms"] = round(1000 * (time.monotonic() - req.arrived), 3)
             if batch is not None:
                 msg["batch"] = batch
-            conn.open.pop(req.id, None)
         conn.send(msg)
 
     def _finish(self, req: Request, res: Result, batch: dict[str, Any] | None = None) -> None:
-        if res.error is not None and res.error != "cancelled":
+        if res.error is not None and res.error != "cancelled" and req.id in req._owner.open:
             self.counters["failed"] += 1
-        conn: _Conn = req._owner
-        if req.id not in conn.open:
-            return  # already ended (an arena overflow on a partial)
         self._emit(req, res.outputs, res.meta, True, res.error, batch)
 
     def stats(self) -> dict[str, Any]:
         return {"service": self.spec.name, "pid": os.getpid(), "loads": self.loads, "uptime_s": time.time() - self.started,
                 "clients": len(self._queues), "waiting": self._waiting(), **self.counters,
                 "batch_size": self.batch_sizes.to_json(), "queue_wait": self.queue_wait.to_json(),
-                "recent": list(self.recent)}
+                "recent": list(self.recent), "gauges": self._gauges()}
+
+    def _gauges(self) -> dict[str, float]:
+        try:
+            return {str(k): float(v) for k, v in (self.service.gauges() or {}).items()}
+        except Exception as exc:  # a gauge must never break the stats the daemon relies on
+            log.debug("service %s: gauges failed: %s", self.spec.name, exc)
+            return {}
 
     async def main(self) -> None:
         self._loop = asyncio.get_running_loop()

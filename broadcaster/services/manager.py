@@ -49,9 +49,10 @@ def services_config(config: Config) -> ServicesConfig:
     return found if isinstance(found, ServicesConfig) else ServicesConfig()
 
 
-def wanted_specs(config: Config, providers: Iterable[str] = PROVIDERS) -> dict[str, ServiceSpec]:
-    """Every service the config's rooms need, by key, with the batch settings of daemon.services."""
-    cfg = services_config(config)
+def wanted_specs(config: Config, providers: Iterable[str] = PROVIDERS,
+                 cfg: ServicesConfig | None = None) -> dict[str, ServiceSpec]:
+    """Every service the config's rooms need, by key, with the batch settings of `cfg` (default daemon.services)."""
+    cfg = cfg or services_config(config)
     out: dict[str, ServiceSpec] = {}
     for provider in providers:
         for spec in resolve(provider)(config):
@@ -207,9 +208,11 @@ class SupervisedService:
 
 
 class HostServices:
-    def __init__(self, config: Config, *, providers: Iterable[str] | None = None) -> None:
+    def __init__(self, config: Config, *, providers: Iterable[str] | None = None,
+                 cfg: ServicesConfig | None = None) -> None:
+        """`providers` and `cfg` default to PROVIDERS and config.daemon.services (tests and benches pass their own)."""
         self.config = config
-        self.cfg = services_config(config)
+        self.cfg = cfg or services_config(config)
         self.providers = list(PROVIDERS if providers is None else providers)
         self.services: dict[str, SupervisedService] = {}
         self.dir: Path | None = None
@@ -238,7 +241,7 @@ class HostServices:
         """Brings the running services in line with `config` (a reload): starts new ones, stops unused ones."""
         assert self.dir is not None, "update() before start()"
         self.config = config
-        want = wanted_specs(config, self.providers)
+        want = wanted_specs(config, self.providers, self.cfg)
         gone = [k for k in self.services if k not in want]
         await asyncio.gather(*(self.services.pop(k).stop() for k in gone))
         for key, spec in want.items():
@@ -275,6 +278,8 @@ class _Collector:
         restarts = CounterMetricFamily("va_service_restarts", "Service process restarts", labels=["service"])
         counters = {k: CounterMetricFamily(f"va_service_{k}", f"Service requests: {k}", labels=["service"])
                     for k in _COUNTERS}
+        gauges = GaugeMetricFamily("va_service_gauge", "Figures a service reports (e.g. GPU memory of its model)",
+                                   labels=["service", "name"])
         batch = HistogramMetricFamily("va_service_batch_size", "Requests per model call", labels=["service"])
         wait = HistogramMetricFamily("va_service_queue_wait_seconds", "Time a request waited for its batch",
                                      labels=["service"])
@@ -283,6 +288,8 @@ class _Collector:
                 name = s.spec.name
                 up.add_metric([name, s.spec.kind], 1.0 if s._ready.is_set() else 0.0)
                 restarts.add_metric([name], s.restarts)
+                for g, v in (s.stats.get("gauges") or {}).items():
+                    gauges.add_metric([name, g], v)
                 t = s.totals()
                 for k in _COUNTERS:
                     counters[k].add_metric([name], t[k])
@@ -294,6 +301,7 @@ class _Collector:
                     fam.add_metric([name], cum, h["sum"])
         yield up
         yield restarts
+        yield gauges
         yield from counters.values()
         yield batch
         yield wait

@@ -130,3 +130,8 @@ class Service:
 
     def close(self) -> Any:
         """Frees the model (called once at shutdown; sync or async)."""
+
+    def gauges(self) -> dict[str, float]:
+        """Extra figures for the daemon's /metrics as va_service_gauge{service, name} (e.g. GPU memory in bytes).
+        Called on the host's loop when the daemon polls: keep it cheap and non-blocking."""
+        return {}

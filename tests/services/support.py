@@ -28,6 +28,9 @@ class EchoService(Service):
         time.sleep(float(self.params.get("load_s", 0.0)))  # a model that takes a while to load
         return {"pid": os.getpid(), "tag": self.params.get("tag", "")}
 
+    def gauges(self) -> dict[str, float]:
+        return {"model_bytes": 1234.0}
+
     def run_batch(self, requests: list[Request]) -> list[Result]:
         if any(r.params.get("fail") for r in requests):
             # A poisoned request fails the whole forward pass, as a bad input to a real model would.

@@ -27,10 +27,9 @@ PROVIDERS = ["tests.services.support:specs"]
 @pytest.fixture
 async def services() -> AsyncIterator[HostServices]:
     cfg = Config.model_validate({"rooms": [{"id": "a"}]})
-    hs = HostServices(cfg, providers=PROVIDERS)
     # Batches wait up to 200 ms for company: enough for three clients' requests to meet on a loaded machine.
-    hs.cfg = ServicesConfig(batch={"max_batch": 16, "max_wait_ms": 200}, restart_backoff_s=0.2,
-                            stats_interval_s=0.2)
+    hs = HostServices(cfg, providers=PROVIDERS, cfg=ServicesConfig(
+        batch={"max_batch": 16, "max_wait_ms": 200}, restart_backoff_s=0.2, stats_interval_s=0.2))
     await hs.start()
     try:
         await hs.wait_ready(60)
@@ -128,6 +127,7 @@ async def test_kill_9_fails_the_request_in_flight_and_the_service_comes_back(ser
     assert f'va_service_restarts_total{{service="{name}"}} 1.0' in text
     assert f'va_service_up{{kind="echo",service="{name}"}} 1.0' in text
     assert f'va_service_batch_size_count{{service="{name}"}}' in text
+    assert f'va_service_gauge{{name="model_bytes",service="{name}"}} 1234.0' in text
     await c.close()
 
 

@@ -40,8 +40,9 @@ def _voice(model: Path, **extra: Any) -> dict[str, Any]:
 
 
 async def _services(cfg: Config, **tuning: Any) -> HostServices:
-    hs = HostServices(cfg)
-    hs.cfg = ServicesConfig(**{"batch": {"max_batch": 8, "max_wait_ms": 100}, "stats_interval_s": 0.2, **tuning})
+    # Sentences wait up to 100 ms for company, so rooms speaking together certainly share batches.
+    hs = HostServices(cfg, cfg=ServicesConfig(kinds={"tts": {"max_batch": 8, "max_wait_ms": 100}},
+                                              stats_interval_s=0.2, **tuning))
     await hs.start()
     await hs.wait_ready(120)
     return hs
