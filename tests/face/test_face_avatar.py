@@ -1,0 +1,89 @@
+"""The `neural` avatar kind through build_avatar: idle from the source, model frames pasted in, whole utterances on the portrait fallback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from renderer.base import FrameState, Viseme
+from renderer.config import AvatarConfig
+from renderer.factory import build_avatar
+from renderer.idle import Pose
+from renderer.neural.avatar import NeuralAvatar
+from renderer.neural.prepare import prepare
+
+FPS = 25
+W, H = 854, 480
+
+
+@pytest.fixture(scope="module")
+def room(face_model, tiny_model_dir: Path, photos: dict[str, Path], tmp_path_factory: pytest.TempPathFactory):
+    state = tmp_path_factory.mktemp("state")
+    cfg = AvatarConfig.model_validate(
+        {"kind": "neural", "model_dir": str(tiny_model_dir), "source": str(photos["astronaut"])}
+    )
+    av = build_avatar(cfg, W, H, FPS, cache_dir=state)
+    prepare(photos["astronaut"], state, face_model)  # the model's side: registers the latents
+    return av
+
+
+def test_idle_is_the_source_placed_like_the_portrait(room) -> None:
+    fig = room.figure
+    assert isinstance(fig, NeuralAvatar)
+    assert room.cfg.idle.sway_px == 0 and room.cfg.idle.breath == 0  # a still source: no sway to jump from
+    a, b = room.render(FrameState(0, FPS)), room.render(FrameState(37, FPS))
+    np.testing.assert_array_equal(a, b)
+    # The portrait fallback (mouth closed, eyes open, no motion) draws the same picture in the same place.
+    neural = np.zeros((H, W, 3), np.uint8)
+    portrait = np.zeros((H, W, 3), np.uint8)
+    fig.render_into(neural, FrameState(0, FPS), Pose(0, 0, 0, 0, 0, 0, 0))
+    fig.fallback.render_into(portrait, FrameState(0, FPS), Pose(0, 0, 0, 0, 0, 0, 0))
+    assert np.abs(neural.astype(int) - portrait).mean() < 1.0
+
+
+def test_speech_frames_change_only_the_lower_face(room, face_model, speech: np.ndarray) -> None:
+    fig: NeuralAvatar = room.figure
+    speech = speech[: int(1.2 * 44100)]  # the lead-in silence and 0.8 s of speech: enough, and quick
+    idle = room.render(FrameState(10, FPS))
+    start = 100
+    frames = fig.speak(face_model, start, speech, 44100)
+    voiced = face_model.audio_features(speech, 44100, FPS).voiced
+    assert frames == len(voiced)
+    # Silent frames (the 0.4 s lead-in) never went to the model; voiced ones did.
+    assert not any(fig.has_frames(start + k) for k in range(9))
+    assert all(fig.has_frames(start + k) for k in np.flatnonzero(voiced))
+    k = int(np.flatnonzero(voiced)[5])
+    talking = room.render(FrameState(start + k, FPS, 0.6, Viseme.A, speaking=True))
+    silent = room.render(FrameState(start + 2, FPS, 0.0, speaking=True))
+    np.testing.assert_array_equal(silent, idle)
+    ys, xs = np.nonzero((talking != idle).any(axis=2))
+    assert len(ys) > 200
+    # Every changed pixel lies in the placed face box's lower half.
+    s = fig.fallback.photo_scale
+    x0, y0, x1, y1 = (v * s for v in fig.geometry.box(0))
+    rx, ry = fig.rect[:2]
+    ox, oy = fig._offset
+    assert xs.min() >= x0 + rx - ox - 2 and xs.max() <= x1 + rx - ox + 2
+    assert ys.min() >= (y0 + y1) / 2 + ry - oy - 2 and ys.max() <= y1 + ry - oy + 2
+
+
+def test_a_fallback_utterance_is_drawn_whole_by_the_portrait(room, face_model, speech: np.ndarray) -> None:
+    fig: NeuralAvatar = room.figure
+    start = 400
+    frames = fig.speak(face_model, start, speech[: int(1.0 * 44100)], 44100)
+    fig.use_fallback(start, frames)  # e.g. its first frames came too late
+    pose = Pose(0, 0, 0, 0, 0, 0, 0)
+    for k in (0, 15, frames - 1):
+        st = FrameState(start + k, FPS, 0.7, Viseme.O, speaking=True)
+        got = np.zeros((H, W, 3), np.uint8)
+        want = np.zeros((H, W, 3), np.uint8)
+        fig.render_into(got, st, pose)
+        fig.fallback.render_into(want, st, pose)
+        np.testing.assert_array_equal(got, want)
+        assert not fig.has_frames(start + k)
+    # After the utterance the neural idle is back.
+    np.testing.assert_array_equal(
+        room.render(FrameState(start + frames, FPS)), room.render(FrameState(0, FPS))
+    )
