@@ -33,6 +33,8 @@ class ServicesConfig(Model):
     # Shared memory each client connection maps, per direction (pages are only used when touched).
     arena_mb: int = Field(64, ge=1, le=4096)
     stats_interval_s: float = Field(2.0, gt=0, le=3600)  # how often the daemon reads each service's counters
+    # A service whose batch produces nothing (no partial, no answer) for this long is hung: killed and restarted.
+    hang_s: float = Field(120.0, gt=0)
     stop_grace_s: float = Field(5.0, ge=0, le=120)  # SIGTERM → SIGKILL
 
     @model_validator(mode="after")

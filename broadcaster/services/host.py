@@ -110,6 +110,9 @@ class Host:
         self.recent: deque[dict[str, Any]] = deque(maxlen=64)  # last batches' composition (tests, status)
         self.started = time.time()
         self._tasks: set[asyncio.Task[None]] = set()  # connections being served
+        # While a batch runs: when it last produced anything (a partial or a final answer). The daemon kills a
+        # service that stays silent mid-batch for longer than services.hang_s.
+        self._progress: float | None = None
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
@@ -189,8 +192,8 @@ class Host:
             self._spawn(self._serve(sock))
 
     def _welcome(self, hello: dict[str, Any]) -> tuple[dict[str, Any], Arena]:
-        size = int(hello.get("arena_bytes") or self.arena_bytes)
-        arena = Arena(size, name=f"va-{self.spec.name}")
+        # Our arena carries results, sized by the daemon's config; the client sized its own for its inputs.
+        arena = Arena(self.arena_bytes, name=f"va-{self.spec.name}")
         return {"service": self.spec.name, "kind": self.spec.kind, "key": self.spec.key, "pid": os.getpid(),
                 "loads": self.loads, "info": self.info}, arena
 
@@ -321,6 +324,7 @@ class Host:
         self.recent.append(composition)
         self.counters["batches"] += 1
         self.batch_sizes.observe(len(batch))
+        self._progress = time.monotonic()
         try:
             results = await self._call(self.service.run_batch, batch)
             if not isinstance(results, list) or len(results) != len(batch):
@@ -340,6 +344,7 @@ class Host:
                         results.append(one[0])
                     except Exception as e:
                         results.append(Result(error=f"{type(e).__name__}: {e}"))
+        self._progress = None
         batch_info = {"seq": seq, "size": len(batch), "clients": len(clients)}
         for req, res in zip(batch, results, strict=True):
             if res.error is None and req.expired:
@@ -360,6 +365,8 @@ class Host:
         conn: _Conn = req._owner
         if req.id not in conn.open:
             return  # already ended (an arena overflow on an earlier partial)
+        if self._progress is not None:
+            self._progress = time.monotonic()
         if final:
             conn.open.pop(req.id)
         if conn.closed:
@@ -391,6 +398,7 @@ class Host:
     def stats(self) -> dict[str, Any]:
         return {"service": self.spec.name, "pid": os.getpid(), "loads": self.loads, "uptime_s": time.time() - self.started,
                 "clients": len(self._queues), "waiting": self._waiting(), **self.counters,
+                "silent_s": time.monotonic() - self._progress if self._progress is not None else 0.0,
                 "batch_size": self.batch_sizes.to_json(), "queue_wait": self.queue_wait.to_json(),
                 "recent": list(self.recent), "gauges": self._gauges()}
 

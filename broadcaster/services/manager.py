@@ -73,6 +73,7 @@ class SupervisedService:
         self.cfg = cfg
         self.proc: asyncio.subprocess.Process | None = None
         self.restarts = 0
+        self.hangs = 0  # kills of a hung service (each followed by a restart)
         self.up_since: float | None = None
         self.last_exit: int | None = None
         self.stats: dict[str, Any] = {}
@@ -164,9 +165,22 @@ class SupervisedService:
                 if stats.get("pid") == self.pid:
                     self.stats = stats
                     self._ready.set()
+                    if stats.get("silent_s", 0.0) > self.cfg.hang_s:
+                        self._kill_hung(stats)
             except (ServiceError, TimeoutError, OSError):
                 pass  # down or loading: the supervisor logs deaths, not every missed poll
             await asyncio.sleep(self.cfg.stats_interval_s if self._ready.is_set() else 0.1)
+
+    def _kill_hung(self, stats: dict[str, Any]) -> None:
+        """A batch silent for hang_s: the model is stuck. Its requests fail now, the restart brings it back."""
+        proc = self.proc
+        if proc is None or proc.returncode is not None:
+            return
+        self.hangs += 1
+        log.warning("service %s (pid %d) produced nothing for %.0fs in a batch; killing it to restart it",
+                    self.spec.name, proc.pid, stats.get("silent_s", 0.0))
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
 
     async def wait_ready(self, timeout_s: float) -> dict[str, Any]:
         """Waits until this service answers (model loaded); returns its stats."""
@@ -203,7 +217,7 @@ class SupervisedService:
 
     def status(self) -> dict[str, Any]:
         return {"service": self.spec.name, "kind": self.spec.kind, "key": self.spec.key, "pid": self.pid,
-                "up": self._ready.is_set(), "restarts": self.restarts, "last_exit": self.last_exit,
+                "up": self._ready.is_set(), "restarts": self.restarts, "hangs": self.hangs, "last_exit": self.last_exit,
                 "socket": str(self.path), **{k: v for k, v in self.totals().items() if k in _COUNTERS}}
 
 
@@ -276,6 +290,8 @@ class _Collector:
     def collect(self) -> Iterable[Any]:
         up = GaugeMetricFamily("va_service_up", "1 while the shared service answers", labels=["service", "kind"])
         restarts = CounterMetricFamily("va_service_restarts", "Service process restarts", labels=["service"])
+        hangs = CounterMetricFamily("va_service_hangs", "Services killed for producing nothing mid-batch (hung)",
+                                    labels=["service"])
         counters = {k: CounterMetricFamily(f"va_service_{k}", f"Service requests: {k}", labels=["service"])
                     for k in _COUNTERS}
         gauges = GaugeMetricFamily("va_service_gauge", "Figures a service reports (e.g. GPU memory of its model)",
@@ -288,6 +304,7 @@ class _Collector:
                 name = s.spec.name
                 up.add_metric([name, s.spec.kind], 1.0 if s._ready.is_set() else 0.0)
                 restarts.add_metric([name], s.restarts)
+                hangs.add_metric([name], s.hangs)
                 for g, v in (s.stats.get("gauges") or {}).items():
                     gauges.add_metric([name, g], v)
                 t = s.totals()
@@ -301,6 +318,7 @@ class _Collector:
                     fam.add_metric([name], cum, h["sum"])
         yield up
         yield restarts
+        yield hangs
         yield gauges
         yield from counters.values()
         yield batch

@@ -29,7 +29,7 @@ async def services() -> AsyncIterator[HostServices]:
     cfg = Config.model_validate({"rooms": [{"id": "a"}]})
     # Batches wait up to 200 ms for company: enough for three clients' requests to meet on a loaded machine.
     hs = HostServices(cfg, providers=PROVIDERS, cfg=ServicesConfig(
-        batch={"max_batch": 16, "max_wait_ms": 200}, restart_backoff_s=0.2, stats_interval_s=0.2))
+        batch={"max_batch": 16, "max_wait_ms": 200}, restart_backoff_s=0.2, stats_interval_s=0.2, arena_mb=16))
     await hs.start()
     try:
         await hs.wait_ready(60)
@@ -69,7 +69,7 @@ async def test_arrays_go_through_shared_memory_not_the_socket(services: HostServ
     # The blocks were given back on both sides: a long-running room does not fill its arenas.
     conn = c._conn
     assert conn is not None and conn.inputs.used_bytes == 0
-    for _ in range(20):  # 20 × 4 MB through a 64 MiB arena
+    for _ in range(6):  # 6 × 4 MB each way through 16 MiB arenas
         await c.call({"scale": 1.0}, [big])
     await c.close()
 
@@ -129,6 +129,26 @@ async def test_kill_9_fails_the_request_in_flight_and_the_service_comes_back(ser
     assert f'va_service_batch_size_count{{service="{name}"}}' in text
     assert f'va_service_gauge{{name="model_bytes",service="{name}"}} 1234.0' in text
     await c.close()
+
+
+async def test_a_hung_service_is_killed_and_restarted() -> None:
+    cfg = Config.model_validate({"rooms": [{"id": "a"}]})
+    hs = HostServices(cfg, providers=PROVIDERS, cfg=ServicesConfig(hang_s=1.0, stats_interval_s=0.2,
+                                                                   restart_backoff_s=0.2))
+    await hs.start()
+    try:
+        await hs.wait_ready(60)
+        (svc,) = hs.services.values()
+        (c,) = _clients(hs, 1)
+        with pytest.raises(ServiceUnavailable):  # a model stuck for 10 min: its request fails when it is killed
+            await c.call({"sleep_ms": 600_000}, [np.ones(2, np.float32)], timeout_s=600)
+        assert svc.hangs == 1
+        await until(lambda: svc.restarts == 1, 60, "the restart")
+        await svc.wait_ready(60)
+        assert np.array_equal((await c.call({"scale": 2}, [np.ones(2, np.float32)])).outputs[0], np.full(2, 2.0))
+        await c.close()
+    finally:
+        await hs.stop()
 
 
 async def test_no_service_fails_fast_with_a_clear_error(tmp_path: Path) -> None:
