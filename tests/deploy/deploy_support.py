@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -115,7 +116,7 @@ def secret_value(secret: str, key: str, stream_url: str) -> str:
     return stream_url if key == "url" else f"{secret}-{key}-value"
 
 
-def lay_out_room(objs: list[dict[str, Any]], root: Path, *, stream_url: str = "rtmp://127.0.0.1:1/live/key",
+def lay_out_room(objs: list[dict[str, Any]], root: Path, *, stream_url: str = "rtmp://127.0.0.1:1/live/sk_stream_9f3c0ffee_NOT_FOR_LOGS",
                  optional_secrets: bool = False) -> RoomPod:
     sts = one(objs, "StatefulSet")
     spec = sts["spec"]["template"]["spec"]
@@ -157,3 +158,40 @@ def process_env(pod_env: Mapping[str, str]) -> dict[str, str]:
     keep = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "CI") if k in os.environ}
     return {**keep, **pod_env}
 
+
+# ------------------------------------------------------------------------------------------ Dockerfiles
+
+
+def instructions(name: str) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of a Dockerfile: comments dropped, continuation lines joined."""
+    out: list[tuple[str, str]] = []
+    pending = ""
+    for raw in (ROOT / name).read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if pending and line.startswith("#"):
+            continue  # a comment inside a continued instruction
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        full = (pending + line).strip()
+        pending = ""
+        word, _, rest = full.partition(" ")
+        out.append((word.upper(), rest.strip()))
+    assert not pending, f"{name} ends inside a continued line"
+    return out
+
+
+def final_stage(name: str) -> list[tuple[str, str]]:
+    ins = instructions(name)
+    last_from = max(i for i, (word, _) in enumerate(ins) if word == "FROM")
+    return ins[last_from:]
+
+
+def healthcheck_command(name: str = "Dockerfile") -> list[str]:
+    """The HEALTHCHECK's CMD, exec form, as a list."""
+    rest = next(rest for w, rest in final_stage(name) if w == "HEALTHCHECK")
+    m = re.search(r"\bCMD\s+(\[.*\])\s*$", rest)
+    assert m, f"{name}: HEALTHCHECK must use CMD in exec form (the image has no shell tools to rely on)"
+    return json.loads(m.group(1))
