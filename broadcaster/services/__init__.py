@@ -12,7 +12,7 @@ Pieces (each module's docstring says more):
 
 A new kind of service: subclass Service in a module (load / run_batch), add a provider function
 `specs(config) -> list[ServiceSpec]` to PROVIDERS, and on the room side build the same spec and talk
-to `ServiceClient(socket_path(os.environ[ENV_DIR], spec), name=room_id)`.
+to `client_for(spec, name=room_id)` (a ServiceClient on $VA_SERVICES_DIR/<kind>-<key>.sock).
 """
 
 from __future__ import annotations
@@ -20,17 +20,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from broadcaster.services.client import Reply, ServiceClient, ServiceError, ServiceUnavailable
+    from broadcaster.services.client import Reply, ServiceClient, ServiceError, ServiceUnavailable, client_for
     from broadcaster.services.manager import HostServices
     from broadcaster.services.service import ENV_DIR, Request, Result, Service, ServiceSpec, socket_path
 
 _WHERE = {
     "HostServices": "manager", "ServiceClient": "client", "ServiceError": "client", "ServiceUnavailable": "client",
     "Reply": "client", "Request": "service", "Result": "service", "Service": "service", "ServiceSpec": "service",
-    "socket_path": "service", "ENV_DIR": "service",
+    "socket_path": "service", "ENV_DIR": "service", "client_for": "client",
 }
 __all__ = ["ENV_DIR", "HostServices", "Reply", "Request", "Result", "Service", "ServiceClient", "ServiceError",
-           "ServiceSpec", "ServiceUnavailable", "socket_path"]
+           "ServiceSpec", "ServiceUnavailable", "client_for", "socket_path"]
 
 
 def __getattr__(name: str) -> Any:

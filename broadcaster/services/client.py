@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -30,8 +31,18 @@ from broadcaster.services.protocol import (
     encode,
     read_message,
 )
+from broadcaster.services.service import ENV_DIR, ServiceSpec, socket_path
 
 log = logging.getLogger(__name__)
+
+
+def client_for(spec: ServiceSpec, *, name: str, dir: Path | str | None = None, **kwargs: Any) -> ServiceClient:
+    """The client of the service `spec` describes, found in `dir` or $VA_SERVICES_DIR (set by the daemon's
+    HostServices); ServiceUnavailable when neither is known (no shared services on this host)."""
+    where = dir or os.environ.get(ENV_DIR)
+    if not where:
+        raise ServiceUnavailable(f"no shared services run here ({ENV_DIR} is unset): is the daemon's HostServices up?")
+    return ServiceClient(socket_path(where, spec), name=name, **kwargs)
 
 
 class ServiceError(Exception):

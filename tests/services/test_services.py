@@ -131,6 +131,29 @@ async def test_kill_9_fails_the_request_in_flight_and_the_service_comes_back(ser
     await c.close()
 
 
+async def test_one_busy_room_does_not_starve_another() -> None:
+    cfg = Config.model_validate({"rooms": [{"id": "a"}]})
+    hs = HostServices(cfg, providers=PROVIDERS, cfg=ServicesConfig(batch={"max_batch": 2, "max_wait_ms": 0}))
+    await hs.start()
+    try:
+        await hs.wait_ready(60)
+        busy, quiet = _clients(hs, 2)
+        x = np.ones(2, np.float32)
+        flood = [asyncio.create_task(busy.call({"sleep_ms": 100}, [x])) for _ in range(12)]
+        while (await quiet.stats())["batches"] < 1:
+            await asyncio.sleep(0.01)
+        running = (await quiet.stats())["batches"]
+        mine = await quiet.call({}, [x])
+        theirs = [(await t).batch["seq"] for t in flood]
+        # Round-robin across clients: the quiet room's request runs in the next batch or the one after,
+        # not behind the busy room's backlog (which would be batch ≥ running + 4 first-come-first-served).
+        assert mine.batch["seq"] <= running + 2 < max(theirs), (mine.batch, running, theirs)
+        for c in (busy, quiet):
+            await c.close()
+    finally:
+        await hs.stop()
+
+
 async def test_a_hung_service_is_killed_and_restarted() -> None:
     cfg = Config.model_validate({"rooms": [{"id": "a"}]})
     hs = HostServices(cfg, providers=PROVIDERS, cfg=ServicesConfig(hang_s=1.0, stats_interval_s=0.2,

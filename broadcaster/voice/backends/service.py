@@ -12,15 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from broadcaster.services.client import ServiceClient, ServiceError
-from broadcaster.services.service import ENV_DIR, socket_path
+from broadcaster.services.client import ServiceClient, ServiceError, client_for
 from broadcaster.services.tts import build_backend, spec_for_voice
 from broadcaster.voice.backends.base import TTSBackend, TTSError
 from broadcaster.voice.config import VoiceConfig
@@ -55,10 +53,10 @@ class ServiceBackend(TTSBackend):
 
     def client(self) -> ServiceClient:
         if self._client is None:
-            where = self._dir or os.environ.get(ENV_DIR)
-            if not where:
-                raise TTSError(f"voice.host_service is set but no shared services run here ({ENV_DIR} is unset)")
-            self._client = ServiceClient(socket_path(where, self.spec), name=self.room)
+            try:
+                self._client = client_for(self.spec, name=self.room, dir=self._dir)
+            except ServiceError as exc:
+                raise TTSError(f"voice.host_service is set but {exc}") from exc
         return self._client
 
     def _learn(self, welcome: dict[str, Any]) -> None:
