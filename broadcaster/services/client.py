@@ -166,18 +166,20 @@ class ServiceClient:
                 self._conn = None
             deadline = time.monotonic() + (self.connect_timeout_s if wait_s is None else wait_s)
             last: BaseException | None = None
+            arena = Arena(self.arena_bytes, name=f"va-client-{self.name}")  # our inputs; the service maps it
             while True:
-                arena = Arena(self.arena_bytes, name=f"va-client-{self.name}")
                 try:
                     hs = await asyncio.to_thread(client_handshake, str(self.path),
                                                  {"name": self.name, "arena_bytes": self.arena_bytes}, arena,
                                                  max(0.5, min(10.0, deadline - time.monotonic())))
                     break
-                except (FileNotFoundError, ConnectionRefusedError, ConnectionError, TimeoutError, ProtocolError,
-                        OSError) as exc:
-                    arena.close()
+                except (ConnectionError, TimeoutError, ProtocolError, OSError) as exc:  # missing, refused, …
                     last = exc
+                except BaseException:
+                    arena.close()
+                    raise
                 if time.monotonic() >= deadline:
+                    arena.close()
                     raise ServiceUnavailable(f"no service at {self.path} ({type(last).__name__}: {last})")
                 await asyncio.sleep(0.05)
             reader, writer = await asyncio.open_unix_connection(sock=hs.sock)
