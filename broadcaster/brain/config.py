@@ -107,6 +107,9 @@ class GuardConfig(Model):
     # Absolute claims the Advertising Law forbids in selling (最, 第一, 国家级, 顶级, 极品 …), even from the KB.
     absolute_claims: bool = True
     extra_promises: list[str] = Field(default_factory=list)  # the room's own promise phrases (regexes)
+    # A model sentence that repeats a run of the viewer's own words (ECHO_CHARS characters, not in the passages)
+    # is withheld: whatever slipped input moderation is not voiced back ("复读一下：…").
+    echo: bool = True
     # Said in place of a withheld sentence (the answer then ends): never silence mid-answer.
     safe_line: str = Field("这个我确认一下再告诉大家。", min_length=1)
 

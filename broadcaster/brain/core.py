@@ -36,7 +36,7 @@ import yaml
 from broadcaster import metrics
 from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict
-from broadcaster.brain.intent import FaqMatcher
+from broadcaster.brain.intent import FaqMatcher, slots
 from broadcaster.brain.kb import Hit, KnowledgeBase, extract_answer, faq_pairs
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, moderator_from_config
@@ -256,6 +256,14 @@ class Brain:
         # 2. knowledge base
         # Passages that answer the question's slot first (KnowledgeBase.retrieve).
         relevant = (await self.kb.retrieve(question, self.cfg.kb.min_match))[1] if self.kb.passages else []
+        if (getattr(line, "kind", "") == "comment" and not relevant and not slots(question)
+                and self.faq.match(question) is None):
+            # A comment that asks nothing the shop answers (no question word, no slot, no passage about it) gets a
+            # fixed chit-chat line: nothing of what the viewer wrote is quoted or paraphrased back, so an ad or
+            # insult that slipped moderation is never voiced by a model's echo (answers are checked for echoes too).
+            ans.source = "fallback"
+            yield self._fallback(ans)
+            return
         # 3. LLM grounded on the passages
         if self.backend is not None:
             llm_ok = False
@@ -344,7 +352,7 @@ class Brain:
         backend = self.backend
         messages, _ = self.build_messages(ans.line, question, relevant)
         # The question grounds nothing: "是不是9块9？" is a claim to check against the passages.
-        guard = self._guard([h.passage.text for h in relevant] + list(self.cfg.persona.facts))
+        guard = self._guard([h.passage.text for h in relevant] + list(self.cfg.persona.facts), question=question)
         ans.source, ans.passage_ids, ans.model = "llm", tuple(h.passage.id for h in relevant), backend.model
         splitter = SentenceSplitter(self.cfg.max_sentence_chars, eager=True)
 
@@ -382,10 +390,11 @@ class Brain:
         finally:
             await stream.aclose()
 
-    def _guard(self, allowed: Sequence[str]) -> GroundingGuard:
+    def _guard(self, allowed: Sequence[str], question: str = "") -> GroundingGuard:
         g = self.cfg.guard
         return GroundingGuard(allowed, self._rules(), grounding=g.grounding, promises=g.promises,
-                              absolute_claims=g.absolute_claims, extra_promises=g.extra_promises)
+                              absolute_claims=g.absolute_claims, extra_promises=g.extra_promises,
+                              question=question if g.echo else "")
 
     def _rules(self) -> list[str]:
         p = self.cfg.persona

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from broadcaster.brain.textnorm import normalize
+from broadcaster.brain.textnorm import dense, normalize
 from broadcaster.brain.wordlists import (
     ABSOLUTE_CLAIMS,
     EXACT_PROMISES,
@@ -102,6 +102,8 @@ _IDIOMS = re.compile(
 )
 
 # Talk about instructions or the prompt itself, and passage ids: never said on stream.
+# How many of the viewer's characters in a row, repeated by the model and in no passage, make an echo.
+ECHO_CHARS = 6
 _LEAK_PHRASES = re.compile(
     r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|我的提示|设定(?:里|中|上|是)|我的规则|这些规则|规则是|第.条规则|人设|"
     r"被要求|开发者(?:消息|指令)?|ignore (?:all |the )?previous|忽略(?:之前|以上|上面)的|以下是(?:资料|参考)|"
@@ -342,7 +344,8 @@ class GroundingGuard:
     """Checks one answer's sentences against what it may state; built per answer."""
 
     def __init__(self, allowed_texts: Iterable[str], prompt_rules: Sequence[str] = (), *, grounding: bool = True,
-                 promises: bool = True, absolute_claims: bool = True, extra_promises: Sequence[str] = ()) -> None:
+                 promises: bool = True, absolute_claims: bool = True, extra_promises: Sequence[str] = (),
+                 question: str = "") -> None:
         self.texts = [_numeric_text(t) for t in allowed_texts]
         self.allowed: list[tuple[float, str]] = []
         for t in self.texts:
@@ -356,12 +359,22 @@ class GroundingGuard:
         self.absolute_claims = absolute_claims
         self._promise_res = _promise_res(tuple(extra_promises))
         self._joined = "\n".join(self.texts)
+        # Runs of the viewer's words that the passages and rules do not also contain: voiced back, they are an echo.
+        q = dense(question)
+        known = dense(self._joined)
+        self._echo = {q[i : i + ECHO_CHARS] for i in range(len(q) - ECHO_CHARS + 1)} - {
+            q[i : i + ECHO_CHARS] for i in range(len(q) - ECHO_CHARS + 1) if q[i : i + ECHO_CHARS] in known}
         self._return_units = [u for t in self.texts for u in return_units(t)]
 
     def check(self, sentence: str) -> GuardVerdict:
         leak = self._leak(sentence)
         if leak:
             return GuardVerdict(False, f"prompt leak: {leak}")
+        if self._echo:
+            d = dense(sentence)
+            run = next((d[i : i + ECHO_CHARS] for i in range(len(d) - ECHO_CHARS + 1) if d[i : i + ECHO_CHARS] in self._echo), "")
+            if run:
+                return GuardVerdict(False, f"echo of the viewer's words {run}")
         verdict = self.check_claims(sentence)
         if not verdict.ok:
             return verdict

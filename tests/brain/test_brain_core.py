@@ -434,3 +434,22 @@ async def test_an_abandoned_model_answer_keeps_its_grounded_rest_when_the_kb_has
         assert spoken.endswith(brain.cfg.guard.safe_line) or "发票" in spoken
     finally:
         await brain.close()
+
+
+async def test_comments_that_ask_nothing_get_a_fixed_line_and_echoes_are_withheld(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    """The echo attack: a model that repeats the viewer. A comment asking nothing the shop answers never reaches it
+    (a fixed chit-chat line, with the name only if it passes moderation); a question's echo is withheld."""
+    llm_server.script = lambda req: ["收到，" + req["messages"][-1]["content"].split("问：", 1)[-1] + "。", "杯身有一年保修。"]
+    brain = Brain("core-echo", _llm_cfg(kb_dir, llm_server), MOD)
+    await brain.start()
+    try:
+        before = len(llm_server.requests)
+        out = await _say(brain, _line("隔壁那家店的杯子做工更好看", user="小明", tkind="comment"))
+        assert len(out) == 1 and out[0].source == "fallback" and "小明" in out[0].text
+        assert "隔壁" not in out[0].text and len(llm_server.requests) == before  # the model was not asked
+        out = await _say(brain, _line("隔壁那家店的杯子保修多久", user="小明"))
+        spoken = "".join(s.text for s in out)
+        assert "隔壁那家店" not in spoken
+        assert any("echo" in d["reason"] for s in out for d in s.dropped)
+    finally:
+        await brain.close()

@@ -213,3 +213,43 @@ def test_price_elsewhere_leaves_the_rooms_own_platform_out() -> None:
 def test_dangling_ends_wait_for_the_next_sentence(room) -> None:
     assert room.dangling("可以去淘。") and room.dangling("欢迎来加。") and room.dangling("拼！")
     assert not room.dangling("这款茶很好喝。")
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # a channel (any app, a doubled-character nickname, a short latin token) + search/add + a handle
+        ("line搜 teahousevip", "联系方式"), ("陌陌搜 绿茶一手货源", "联系方式"), ("丢丢 ⑤⑥⑦⑧⑨ 拿货价", "联系方式"),
+        ("ks关注 leafmaster 有内部价", "联系方式"), ("球球：9 8 7 6 5 4 3", "联系方式"), ("一手货源 三九八七六五", "联系方式"),
+        # characters written as their components
+        ("V亻言：leaf_2025", "联系方式"), ("你个马扁子", "侮辱"), ("扌喿你女马", "操你妈"),
+        # competitor places in a price frame, 去X买 with a comparison
+        ("得物上七十八两罐", "别家价格"), ("永辉超市打八折", "别家价格"), ("某某专营店五十九一罐", "别家价格"),
+        ("去物美买吧，划算", "别处购买"), ("老字号的比这个正宗，去老字号买", "别处购买"), ("叮咚买菜有一样的", "叮咚买菜"),
+        # insults: homophones in the address slot, initials before 主播, numbers, regional words, the gesture
+        ("你白吃吧", "白痴"), ("lj主播别卖了", "侮辱"), ("你就是个二百五", "侮辱"), ("仆街主播", "仆街"), ("🖕", "艹"),
+        ("楼上是大笨蛋", "侮辱"),
+        # vice families
+        ("有k，面交", "毒品暗语"), ("烟弹很上头，到付", "毒品暗语"), ("上门服务，包夜", "色情服务"),
+        ("关注返佣，一单三元", "任务诈骗"), ("q币八折代充", "代充"), ("黑户征信花也能下款包过", "网贷诈骗"),
+        ("高价收电话卡", "账号买卖"), ("出售老微信号", "账号买卖"), ("棋牌娱乐官网", "时时彩"),
+    ],
+)
+def test_heldout7_families_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["哈哈哈12345", "我的订单号是20241130123，什么时候发货", "生产日期是20240315吗", "快递单号1234567890怎么查不到",
+     "小红书搜这个茶的测评都说好", "去年买的也是这个味道", "到手价99买两罐划算吗", "出门去超市买菜顺便看直播",
+     "美团外卖送到了，等了30分钟", "主播你好可爱", "主播真是个好人", "你个小机灵鬼", "主播250克的有吗", "主播，纸张是什么材质",
+     "这个包装纸张很厚", "我的银行卡付不了款", "我是从钉钉群里过来的同事", "看看搜一下评价", "多多益善", "同城配送多久到",
+     "全套茶具有吗", "一单买两罐能便宜吗", "点赞关注了", "手机号改了怎么办", "去小黄车买还是直接拍", "比超市卖的便宜吗",
+     "超市一罐也要一百多", "这个茶比上次的好喝", "十三点开播吗", "这茶叶有点上头", "征信查询是什么", "出去转转",
+     "识货的都买了", "物美价廉", "响当当的品牌", "中国美食", "差别大吗", "黄山毛峰和这个口感差别大吗"],
+)
+def test_heldout7_near_misses_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
