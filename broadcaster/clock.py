@@ -13,7 +13,7 @@ from broadcaster import faults, metrics
 from broadcaster.output.encoder import EncodedPacket, Encoder
 from broadcaster.output.sinks import Sink
 from broadcaster.stage import Stage
-from renderer.base import Avatar
+from renderer.base import Avatar, FrameState
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,9 @@ class MediaClock:
         self._m_lag = metrics.CLOCK_LAG.labels(room)
         self._m_tick = metrics.CLOCK_LAST_TICK.labels(room)
         self._m_offset = metrics.AV_OFFSET.labels(room)
+        # The compositor's double-buffered render (reuses what did not change) where the avatar has one: the
+        # frame it returns stays intact while the next is drawn, which is all last_frame needs.
+        self._render: Callable[[FrameState], np.ndarray] = getattr(avatar, "render_next", avatar.render)
 
     def start(self) -> None:
         self._thread.start()
@@ -111,7 +114,7 @@ class MediaClock:
                 try:
                     if faults.armed and faults.fires(faults.RENDER_ERROR, self.room):
                         raise faults.FaultInjected(faults.RENDER_ERROR)
-                    frame = self.avatar.render(state)
+                    frame = self._render(state)
                 except Exception:
                     if self.last_frame is None:
                         raise

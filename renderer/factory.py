@@ -14,6 +14,7 @@ from renderer.base import FrameState
 from renderer.config import AvatarConfig
 from renderer.errors import AvatarError
 from renderer.idle import IdleMotion, Pose
+from renderer.layers import paste
 from renderer.overlays import Overlays
 from renderer.rig import Rig
 
@@ -61,6 +62,12 @@ class CompositeAvatar:
         self.idle = IdleMotion(cfg.idle, cfg.seed)
         self._body_frame = np.empty((height, width, 3), np.uint8)
         self._body_key: object = None
+        # render_next's two buffers, and per buffer what it holds beyond the body picture: the body key it
+        # was drawn over and the rectangles features and overlays drew into (restored from the body
+        # picture next time instead of copying the whole frame: ~0.3 ms of a 720p frame's budget).
+        self._ring = [np.empty((height, width, 3), np.uint8) for _ in range(2)]
+        self._ring_at = 0
+        self._drawn: list[tuple[object, list[tuple[int, int, int, int]]] | None] = [None, None]
 
     def prepare(self, subtitle: str = "", banner: str = "") -> None:
         """Draw a coming subtitle/banner into the overlay cache now (thread-safe), so the frame that first
@@ -73,6 +80,25 @@ class CompositeAvatar:
     def render(self, state: FrameState, out: np.ndarray | None = None) -> np.ndarray:
         """Frame `state.n` as BGR uint8 (height, width, 3); a new array unless `out` is given."""
         frame = np.empty((self.height, self.width, 3), np.uint8) if out is None else out
+        self._draw(frame, state, None)
+        return frame
+
+    def render_next(self, state: FrameState) -> np.ndarray:
+        """Frame `state.n` drawn into the next of two buffers this avatar owns, alternately: the frame returned
+        stays intact until the call after next (the media clock's frame and its last one). Costs less than
+        render(): a buffer keeps its last picture, and only what changed since is redrawn."""
+        i = self._ring_at
+        self._ring_at ^= 1
+        drawn, self._drawn[i] = self._drawn[i], None  # a draw that raises leaves the buffer unknown
+        self._drawn[i] = self._draw(self._ring[i], state, drawn)
+        return self._ring[i]
+
+    def _draw(self, frame: np.ndarray, state: FrameState,
+              drawn: tuple[object, list[tuple[int, int, int, int]]] | None,
+              ) -> tuple[object, list[tuple[int, int, int, int]]] | None:
+        """Draws into `frame`. With `drawn` (what `frame` holds: the body key it was drawn over and the
+        rectangles drawn on top), only those rectangles are restored when the body has not moved since.
+        Returns what `frame` holds now, or None when that cannot be told (a figure that draws everywhere)."""
         pose = self.idle.pose(state.n, state.fps or self.fps, state.openness)
         figure = self.figure
         if isinstance(figure, RigFigure) and not self.background.is_video:
@@ -83,14 +109,18 @@ class CompositeAvatar:
                 np.copyto(self._body_frame, self.background.frame(state.n))
                 figure.renderer.draw_body(self._body_frame, key)
                 self._body_key = key
-            np.copyto(frame, self._body_frame)
-            figure.renderer.draw_features(frame, state, pose, key)
-        else:
-            if not figure.covers_canvas:
-                np.copyto(frame, self.background.frame(state.n))
-            figure.render_into(frame, state, pose)
+            if drawn is not None and drawn[0] == key:
+                for x, y, w, h in drawn[1]:
+                    paste(frame, self._body_frame[max(0, y) : y + h, max(0, x) : x + w], max(0, x), max(0, y))
+            else:
+                np.copyto(frame, self._body_frame)
+            rects = figure.renderer.draw_features(frame, state, pose, key)
+            return key, rects + self.overlays.draw(frame, state)
+        if not figure.covers_canvas:
+            np.copyto(frame, self.background.frame(state.n))
+        figure.render_into(frame, state, pose)
         self.overlays.draw(frame, state)
-        return frame
+        return None
 
 
 class RigFigure:

@@ -106,15 +106,18 @@ class Overlays:
             )
         return layer, x, y
 
-    def draw(self, frame: np.ndarray, state: FrameState) -> None:
+    def draw(self, frame: np.ndarray, state: FrameState) -> list[tuple[int, int, int, int]]:
+        """Draws the frame's overlays; returns the rectangles (x, y, w, h) drawn into."""
         cfg = self.cfg
+        placed: list[tuple[Layer, int, int]] = []
         if cfg.banner.enabled and state.banner:
-            layer, x, y = self.banner_layer(state.banner)
-            blend_layer(frame, layer, x, y)
+            placed.append(self.banner_layer(state.banner))
         if cfg.subtitle.enabled and state.subtitle:
-            layer, x, y = self.subtitle_layer(state.subtitle)
-            blend_layer(frame, layer, x, y)
+            placed.append(self.subtitle_layer(state.subtitle))
         if self.logo is not None:
-            blend_layer(frame, self.logo)
+            placed.append((self.logo, 0, 0))
         if self.label is not None:
-            blend_layer(frame, self.label)
+            placed.append((self.label, 0, 0))
+        for layer, dx, dy in placed:
+            blend_layer(frame, layer, dx, dy)
+        return [(layer.x + dx, layer.y + dy, layer.w, layer.h) for layer, dx, dy in placed]

@@ -22,6 +22,8 @@ _CLOSED_BELOW = 0.06
 _OPEN_FULL = 0.16
 _BAND = 32  # rows per band when blending the body
 
+Rect = tuple[int, int, int, int]  # x, y, w, h in canvas px
+
 
 def premul_layer(bgra_premul: np.ndarray, x: int = 0, y: int = 0, channels: int = 3) -> Layer:
     """A Layer from premultiplied BGRA; channels=4 keeps alpha (to blend into another premultiplied layer)."""
@@ -186,8 +188,9 @@ class RigRenderer:
         state: FrameState,
         pose: Pose,
         key: tuple[int, int, tuple[tuple[int, int, int], ...]],
-    ) -> None:
-        """Eyes, mouth and (if the rig has one) the rotating head, over an already drawn body."""
+    ) -> list[Rect]:
+        """Eyes, mouth and (if the rig has one) the rotating head, over an already drawn body; returns the
+        canvas rectangles drawn into (unclipped), so a compositor can restore just those."""
         rig = self.rig
         s = rig.scale
         h = rig.size[1]
@@ -197,10 +200,12 @@ class RigRenderer:
         mouth = self.mouth(state.openness, int(state.viseme))
         if rig.head is None:
             # No separate head: the features ride on the body, lifted as breathing lifts their rows.
+            drawn = []
             for lay in (eyes, mouth):
                 lift = round(breath * (h - 1 - lay.y))
                 blend(canvas, lay.premul, lay.inv, ox + lay.x, oy + lay.y - lift)
-            return
+                drawn.append((ox + lay.x, oy + lay.y - lift, lay.w, lay.h))
+            return drawn
         hw = self._head_work
         np.copyto(hw, rig.head)
         blend(hw, eyes.premul, eyes.inv, eyes.x, eyes.y)
@@ -221,3 +226,4 @@ class RigRenderer:
         cv2.cvtColor(self._head_warp, cv2.COLOR_BGRA2BGR, dst=self._head_p3)
         cv2.cvtColor(self._head_inv1, cv2.COLOR_GRAY2BGR, dst=self._head_i3)
         blend(canvas, self._head_p3, self._head_i3, ox + hx + ix, oy + hy + iy)
+        return [(ox + hx + ix, oy + hy + iy, hw.shape[1], hw.shape[0])]

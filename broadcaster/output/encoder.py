@@ -30,7 +30,9 @@ class EncodedPacket:
 
     @property
     def time(self) -> float:
-        return float(self.dts * self.time_base)
+        # Integer true division is correctly rounded, as float(Fraction) is, without building a Fraction
+        # (read several times per packet by the interleaver and every sink).
+        return self.dts * self.time_base.numerator / self.time_base.denominator
 
 
 def x264_params(video: VideoConfig) -> str:
