@@ -157,7 +157,7 @@ def test_a_configmap_edit_is_reloaded_live_in_the_running_pod(tmp_path: Path, ff
         edited = cm["data"]["config.yaml"].replace("name: 小安", "name: 小宁")
         assert edited != cm["data"]["config.yaml"]
         kubelet_publish(where, {**cm["data"], "config.yaml": edited})
-        _wait(lambda: any("applied live shop" in r.get("msg", "") for r in _logs(room.log)), 30,
+        _wait(lambda: any("applied live shop" in r.get("msg", "") for r in _logs(room.log)), 20,
               "the ConfigMap edit was not applied live", room.log)
         assert room.proc.poll() is None
         dry = request("POST", room.base + "/api/reload", token=room.pod.env["VA_ADMIN_TOKEN"],
