@@ -152,6 +152,9 @@ class WorkersConfig(Model):
     restart_backoff_s: float = Field(0.5, gt=0, le=60)  # the first restart's delay; doubles up to the max
     restart_backoff_max_s: float = Field(30.0, gt=0, le=3600)
     stable_after_s: float = Field(60.0, gt=0)  # on air this long: the next failure starts the backoff over
+    # Keep one worker started ahead (imports and one-time loads done) for the next restart: a room killed -9 is
+    # back in about half the time. Costs one idle process's memory.
+    spare: bool = True
 
     @model_validator(mode="after")
     def _backoff_order(self) -> WorkersConfig:

@@ -18,7 +18,7 @@ from broadcaster.config import MAX_FILE_BYTES, Config, ConfigError, RoomConfig, 
 from broadcaster.logs import register_secrets, secrets_of
 from broadcaster.show import content_changes
 from broadcaster.slot import RoomSlot, media_changes
-from broadcaster.supervisor import WorkerHandle
+from broadcaster.supervisor import SparePool, WorkerHandle
 from broadcaster.watchdog import Watchdog, update_process_metrics
 from broadcaster.worker import RemoteError
 from broadcaster.worker import one_line as _one_line
@@ -82,6 +82,8 @@ class Daemon:
         self._config_hash: str | None = None  # of the file the running config was last loaded from
         self._watcher: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        workers = config.daemon.workers
+        self.spares = SparePool(self._worker_env) if workers.mode == "process" and workers.spare else None
 
     @property
     def rooms(self) -> Mapping[str, Any]:
@@ -93,7 +95,7 @@ class Daemon:
         if d.workers.mode == "inline":
             return RoomSlot(cfg, paced=self.paced, state_dir=d.state_dir, drain_s=d.shutdown_grace_s)
         return WorkerHandle(cfg, d, paced=self.paced, secrets=lambda: secrets_of(self.config),
-                            env=self._worker_env, stopping=lambda: self.stopping)
+                            env=self._worker_env, stopping=lambda: self.stopping, spares=self.spares)
 
     def _worker_env(self) -> dict[str, str]:
         """Environment every room worker gets on top of the daemon's (shared host services' addresses)."""
@@ -115,6 +117,8 @@ class Daemon:
             raise failed[0][1]
         self.runners = {r.id: r for r in runners}
         await self._start_services()
+        if self.spares is not None:
+            self.spares.fill()
 
     async def _start_services(self) -> None:
         """Admin API (and operator console), the systemd watchdog, and the config file watcher."""
@@ -132,6 +136,8 @@ class Daemon:
             await self.watchdog.stop()
         grace = self.config.daemon.shutdown_grace_s
         await asyncio.gather(*(r.stop(grace) for r in self.runners.values()), return_exceptions=True)
+        if self.spares is not None:
+            await self.spares.close()
         if self.admin is not None:
             await self.admin.stop()
         self._stopped.set()

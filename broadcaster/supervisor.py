@@ -22,6 +22,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,86 @@ def process_rss(pid: int) -> int | None:
             return int(f.read().split()[1]) * _PAGE
     except (OSError, IndexError, ValueError):
         return None
+
+
+@dataclass
+class _Launched:
+    """A worker process started and connected, not yet told which room it runs."""
+
+    proc: asyncio.subprocess.Process
+    exit: asyncio.Future[int]
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+
+    async def kill(self) -> None:
+        if not self.exit.done():
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.send_signal(signal.SIGKILL)
+            await self.exit
+        with contextlib.suppress(Exception):
+            self.writer.close()
+
+
+async def launch(label: str, env: dict[str, str], *, spare: bool = False) -> _Launched:
+    """Starts `python -m broadcaster.worker` with its end of a fresh socketpair."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    env = worker_env({**env, FD_ENV: str(theirs.fileno()), PARENT_ENV: str(os.getpid())})
+    args = ["--spare"] if spare else ["--room", label]
+    try:
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "broadcaster.worker", *args,
+                                                    pass_fds=(theirs.fileno(),), env=env,
+                                                    stdin=asyncio.subprocess.DEVNULL)
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    exit_ = asyncio.ensure_future(proc.wait())
+    reader, writer = await asyncio.open_unix_connection(sock=ours)
+    return _Launched(proc, exit_, reader, writer)
+
+
+class SparePool:
+    """One worker started ahead, its imports and one-time loads (word segmenter, moderation tables) done,
+    waiting for a room: a restarted room skips most of a cold start. Refilled a while after it is taken, so
+    the refill does not compete for the CPU with the room going back on air."""
+
+    REFILL_AFTER_S = 10.0
+
+    def __init__(self, env: Callable[[], dict[str, str]]):
+        self._env = env
+        self._spare: _Launched | None = None
+        self._filling: asyncio.Task[None] | None = None
+        self._closed = False
+
+    def fill(self, delay_s: float = 0.0) -> None:
+        if self._closed or self._spare is not None or (self._filling is not None and not self._filling.done()):
+            return
+        self._filling = asyncio.create_task(self._fill(delay_s), name="spare-worker")
+
+    async def _fill(self, delay_s: float) -> None:
+        await asyncio.sleep(delay_s)
+        try:
+            self._spare = await launch("", self._env(), spare=True)
+        except OSError as exc:
+            log.warning("could not start a spare room worker: %s", exc)
+
+    def take(self) -> _Launched | None:
+        spare, self._spare = self._spare, None
+        if spare is not None and spare.exit.done():
+            spare = None
+        self.fill(self.REFILL_AFTER_S)
+        return spare
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._filling is not None:
+            self._filling.cancel()
+            with contextlib.suppress(BaseException):
+                await self._filling
+        if self._spare is not None:
+            await self._spare.kill()
+            self._spare = None
 
 
 class _Channel:
@@ -137,13 +218,14 @@ class WorkerHandle:
 
     def __init__(self, cfg: RoomConfig, daemon_cfg: DaemonConfig, *, paced: bool = True,
                  secrets: Callable[[], list[str]] = list, env: Callable[[], dict[str, str]] = dict,
-                 stopping: Callable[[], bool] = lambda: False):
+                 stopping: Callable[[], bool] = lambda: False, spares: SparePool | None = None):
         self.id = cfg.id
         self.cfg = cfg  # the config the room runs (a restart starts it again)
         self._daemon_cfg = daemon_cfg
         self._limits = daemon_cfg.workers
         self.paced = paced
         self._secrets, self._env, self._daemon_stopping = secrets, env, stopping
+        self._spares = spares
         self.state = "new"  # starting → live ⇄ restarting → stopping → stopped
         self.proc: asyncio.subprocess.Process | None = None
         self.pid: int | None = None
@@ -166,27 +248,17 @@ class WorkerHandle:
     async def start(self) -> None:
         """Spawns the worker and returns once its room is on air (raises, leaving nothing behind, if not)."""
         self.state = "starting"
-        await self._spawn()
+        await self._spawn(use_spare=False)  # rooms start together; the one spare is kept for restarts
         self._supervisor = asyncio.create_task(self._supervise(), name=f"supervise-{self.id}")
 
-    async def _spawn(self) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = worker_env({**self._env(), FD_ENV: str(theirs.fileno()), PARENT_ENV: str(os.getpid())})
+    async def _spawn(self, *, use_spare: bool = True) -> None:
         started = time.monotonic()
-        try:
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "broadcaster.worker", "--room", self.id,
-                pass_fds=(theirs.fileno(),), env=env, stdin=asyncio.subprocess.DEVNULL)
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
-        self.pid = self.proc.pid
-        self._exit = asyncio.ensure_future(self.proc.wait())
+        worker = self._spares.take() if use_spare and self._spares is not None else None
+        if worker is None:
+            worker = await launch(self.id, self._env())
+        self.proc, self._exit, self.pid = worker.proc, worker.exit, worker.proc.pid
         self._status, self._clock_age, self._beat_at = {}, None, time.monotonic()
-        reader, writer = await asyncio.open_unix_connection(sock=ours)
-        self._chan = _Channel(reader, writer, self._on_status)
+        self._chan = _Channel(worker.reader, worker.writer, self._on_status)
         d = self._daemon_cfg
         init = WorkerInit(room=self.cfg, secrets=self._secrets(), log_level=d.log_level, log_format=d.log_format,
                           state_dir=d.state_dir, paced=self.paced, drain_s=d.shutdown_grace_s)

@@ -146,6 +146,7 @@ class Worker:
             await self.writer.drain()
             return 1
         self.live = True
+        self.send(self._status())  # before the reply: the daemon never sees an on-air room without its status
         self.send({"op": "reply", "id": msg.get("id"), "ok": True, "result": {"pid": os.getpid()}})
         try:
             await self._serve()
@@ -192,6 +193,8 @@ class Worker:
             self.send({"op": "reply", "id": rid, "ok": False, "error": one_line(exc), "message": str(exc),
                        "kind": type(exc).__name__})
             return
+        if op in ("apply", "say", "skip", "pause", "resume") and self.live:
+            self.send(self._status())  # what the command changed is in the daemon's view when the reply lands
         self.send({"op": "reply", "id": rid, "ok": True, "result": result}, out)
 
     async def _do(self, op: str, msg: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
@@ -218,7 +221,10 @@ class Worker:
     def _status(self) -> dict[str, Any]:
         room = self.slot.room
         status = room.status() if self.live else {"id": self.slot.id, "on_air": False, "frames": 0}
-        return {"op": "status", "status": status, "clock_age": room.clock_age() if self.live else None,
+        # A clock counts its age from when it was built, in prepare: a slow prepare (models, a hand-over made
+        # beside the streaming room) is not a hang. Its age starts at the latest when the room went on air.
+        age = min(room.clock_age(), time.monotonic() - room.started_at) if self.live else None
+        return {"op": "status", "status": status, "clock_age": age,
                 "rss": _rss_bytes(), "live": self.live, "at": time.time()}
 
     async def _heartbeat(self) -> None:
@@ -263,6 +269,18 @@ class Worker:
         await asyncio.shield(self._stopping)
 
 
+def _warm() -> None:
+    """What every room's start pays once per process, paid before a room is known: the media and show modules,
+    and the moderation tables with the word segmenter's dictionary (seconds of a cold start)."""
+    import broadcaster.slot
+    import broadcaster.voice  # noqa: F401
+    import renderer.factory  # noqa: F401
+    from broadcaster.brain.config import ModerationConfig
+    from broadcaster.brain.moderation import moderator_from_config
+
+    moderator_from_config(ModerationConfig())
+
+
 async def _amain(fd: int) -> int:
     import socket
 
@@ -282,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m broadcaster.worker",
                                      description="one room's worker (spawned by the daemon, not by hand)")
     parser.add_argument("--room", default="", help="the room id (shown in ps; the config comes over the socket)")
-    parser.parse_args(argv)
+    parser.add_argument("--spare", action="store_true", help="start ahead: load what every room needs, then wait")
+    args = parser.parse_args(argv)
     _die_with_parent()
     if os.environ.pop(PARENT_ENV, str(os.getppid())) != str(os.getppid()):
         return 1  # the daemon died before PR_SET_PDEATHSIG was set: nobody to work for
@@ -295,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     import faulthandler
 
     faulthandler.enable()
+    if args.spare:
+        _warm()
     code = asyncio.run(_amain(int(fd)))
     logging.shutdown()
     os._exit(code)  # sink and voice threads are done or daemonic; do not wait on stragglers

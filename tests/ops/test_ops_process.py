@@ -47,7 +47,8 @@ def test_run_under_a_notify_socket(notify_socket, tmp_path):
         data = cfg.read_text().replace("rooms:\n", "rooms:\n- id: r2\n  outputs: []\n  video: {width: 320, height: 180}\n", 1)
         cfg.write_text(data)
         proc.send_signal(signal.SIGHUP)
-        assert wait_for(lambda: _room_ids(port) == ["r1", "r2"], 30)
+        # (the notify socket's queue holds ten datagrams: keep reading it, or STOPPING finds it full)
+        assert wait_for(lambda: (notify_socket.messages(), _room_ids(port))[1] == ["r1", "r2"], 30)
 
         # systemctl stop: SIGTERM, STOPPING=1, clean exit
         proc.send_signal(signal.SIGTERM)
