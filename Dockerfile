@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # The CPU image of virtual-anchor: the daemon and every command (`docker run IMAGE demo` records the demo
 # room; `docker run IMAGE run --config /etc/virtual-anchor/config.yaml` puts configured rooms on air).
 # Build: docker build -t virtual-anchor:0.1.0 .   (the GPU face service: Dockerfile.cuda)
@@ -26,8 +25,10 @@ RUN groupadd --system --gid 10001 virtual-anchor \
             --shell /usr/sbin/nologin virtual-anchor \
  && install -d -o 10001 -g 10001 -m 0750 /var/lib/virtual-anchor /etc/virtual-anchor
 # The runtime dependencies only (no test, ML or face extras).
-RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
-    pip install --no-cache-dir /wheels/virtual_anchor-*.whl
+# (COPY rather than a BuildKit bind mount: the same file builds with the legacy builder, podman and kaniko;
+# the 2 MB wheel left in a layer is the price.)
+COPY --from=build /wheels /tmp/wheels
+RUN pip install --no-cache-dir /tmp/wheels/virtual_anchor-*.whl && rm -rf /tmp/wheels
 USER 10001:10001
 WORKDIR /var/lib/virtual-anchor
 # The admin API: /healthz, /readyz, /metrics and the operator console (bind daemon.admin.host: 0.0.0.0 to
