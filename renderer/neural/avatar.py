@@ -64,6 +64,9 @@ class NeuralAvatar:
         self._scaled = (max(1, round(w * s)), max(1, round(h * s)))
         self._interp = cv2.INTER_AREA if s < 1 else (cv2.INTER_LANCZOS4 if s > 1.5 else cv2.INTER_CUBIC)
         self._crops: dict[int, np.ndarray] = {}  # stage frame -> model crop (256x256 BGR)
+        self._planned: set[int] = set()  # stage frames sent to the model (voiced frames of neural utterances)
+        self._last: np.ndarray | None = None  # the last crop drawn, held for a planned frame that is late
+        self.late_frames = 0  # planned frames drawn before their crop came (the previous crop held)
         self._fallback: list[tuple[int, int]] = []  # [start, end) stage frames drawn by the portrait
         self._lock = threading.Lock()
         self._keep = max(1, round(keep_s * fps))
@@ -87,16 +90,14 @@ class NeuralAvatar:
                 out.append(
                     FramePlan(n, FaceItem(self.key, self.source.loop_index(n, self.fps), features.windows[k]))
                 )
+        with self._lock:
+            self._planned.update(p.n for p in out)
         return out
 
     def deliver(self, n: int, crop: np.ndarray) -> None:
         """A model crop for stage frame n (thread-safe; from the service's answer or from `speak`)."""
         with self._lock:
             self._crops[n] = crop
-            if len(self._crops) > 4 * self._keep:
-                low = max(self._crops) - 2 * self._keep
-                for old in [k for k in self._crops if k < low]:
-                    del self._crops[old]
 
     def has_frames(self, start_n: int, count: int = 1) -> bool:
         """Are the first `count` planned frames from `start_n` on delivered (the stage's hold-the-start check)?"""
@@ -109,6 +110,7 @@ class NeuralAvatar:
             self._fallback.append((start_n, start_n + frames))
             for n in range(start_n, start_n + frames):
                 self._crops.pop(n, None)
+                self._planned.discard(n)
 
     def speak(self, model: FaceModel, start_n: int, pcm: np.ndarray, sample_rate: int) -> int:
         """In-process: audio features, one batched run, crops delivered. Returns the utterance's frame count."""
@@ -120,10 +122,30 @@ class NeuralAvatar:
 
     # -- drawing ----------------------------------------------------------------------------------
 
-    def _in_fallback(self, n: int) -> bool:
-        # Drop ranges long past; keep the list short.
-        self._fallback = [r for r in self._fallback if r[1] > n - self._keep]
-        return any(a <= n < b for a, b in self._fallback)
+    def _forget_before(self, n: int) -> None:
+        """Drop what frames already drawn needed (called under the lock about once a second)."""
+        self._fallback = [r for r in self._fallback if r[1] > n]
+        for old in [k for k in self._crops if k < n]:
+            del self._crops[old]
+        self._planned = {k for k in self._planned if k >= n}
+
+    def _pick(self, n: int) -> tuple[bool, np.ndarray | None]:
+        """(draw with the portrait?, the crop to paste or None for the idle frame) for stage frame n."""
+        with self._lock:
+            if n % self.fps == 0:
+                self._forget_before(n - self._keep)
+            if any(a <= n < b for a, b in self._fallback):
+                return True, None
+            crop = self._crops.get(n)
+            if crop is None and n in self._planned and self._last is not None:
+                # A voiced frame whose crop is late: hold the previous mouth rather than flash the idle one.
+                self.late_frames += 1
+                crop = self._last
+            if crop is not None:
+                self._last = crop
+            elif n not in self._planned:
+                self._last = None
+            return False, crop
 
     def _place(self, frame: np.ndarray) -> np.ndarray:
         sw, sh = self._scaled
@@ -134,9 +156,7 @@ class NeuralAvatar:
 
     def render_into(self, canvas: np.ndarray, state: FrameState, pose: Pose) -> None:
         n = state.n
-        with self._lock:
-            fallback = self._in_fallback(n)
-            crop = None if fallback else self._crops.get(n)
+        fallback, crop = self._pick(n)
         if fallback:
             self.fallback.render_into(canvas, state, pose)
             return

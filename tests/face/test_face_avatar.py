@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +88,23 @@ def test_a_fallback_utterance_is_drawn_whole_by_the_portrait(room, face_model, s
     np.testing.assert_array_equal(
         room.render(FrameState(start + frames, FPS)), room.render(FrameState(0, FPS))
     )
+
+
+def test_a_late_frame_holds_the_previous_mouth(room, face_model, speech: np.ndarray) -> None:
+    """A voiced frame whose crop has not come: the previous mouth stays (no flash of the idle face), counted late."""
+    fig: NeuralAvatar = room.figure
+    start = 700
+    features = face_model.audio_features(speech[: int(1.0 * 44100)], 44100, FPS)
+    plans = fig.plan(start, features)
+    # A voiced frame right after another voiced one.
+    late = next(b.n for a, b in itertools.pairwise(plans) if b.n == a.n + 1 and a.n > plans[0].n)
+    for p, crop in zip(plans, face_model.run_batch([p.item for p in plans]), strict=True):
+        if p.n != late:
+            fig.deliver(p.n, crop)
+    before = fig.late_frames
+    prev = room.render(FrameState(late - 1, FPS, 0.5, speaking=True))
+    held = room.render(FrameState(late, FPS, 0.5, speaking=True))
+    diff = (held != prev).any(axis=2)
+    assert not diff.any(), f"{diff.sum()} px differ around {np.argwhere(diff).mean(axis=0)}"
+    assert fig.late_frames == before + 1
+    assert not np.array_equal(held, room.render(FrameState(0, FPS)))
