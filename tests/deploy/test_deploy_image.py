@@ -183,11 +183,17 @@ def _file_relative_paths() -> dict[str, Path]:
                     continue
                 if not any(isinstance(n, ast.Name) and n.id == "__file__" for n in ast.walk(node.value)):
                     continue
+                names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+                attrs = {n.attr for n in ast.walk(node.value) if isinstance(n, ast.Attribute)}
+                if not names <= {"Path", "os", "__file__"} or attrs & {"environ", "getenv"}:
+                    continue  # built from more than __file__ (an argument, the environment): not a fixed place
                 try:
                     value = eval(compile(ast.Expression(node.value), str(src), "eval"),
                                  {"Path": Path, "os": os, "__file__": str(src)})
                 except Exception:
-                    continue  # built from more than __file__ (a function's argument): not a fixed place
+                    continue
+                if not isinstance(value, str | os.PathLike):
+                    continue
                 path = Path(value).resolve()
                 # The checkout's root is site-packages once installed (a worker's sys.path), not a data place.
                 if path not in (src.resolve(), ROOT) and path.is_relative_to(ROOT):
