@@ -1,10 +1,11 @@
-"""The `virtual-anchor` command: run, demo, check, and the subcommands of each area."""
+"""The `virtual-anchor` command: run, demo, check, capacity, and the subcommands of each area."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import faulthandler
+import json
 import os
 import sys
 from pathlib import Path
@@ -62,6 +63,35 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return code
 
 
+def _cmd_capacity(args: argparse.Namespace) -> int:
+    from broadcaster import capacity
+
+    config = load_config(args.config)
+    print(f"measuring: {args.warmup:g} s warm-up, then {args.seconds:g} s …", file=sys.stderr)
+    try:
+        cost = capacity.measure(config, args.room, args.seconds, args.warmup)
+    except ValueError as exc:
+        print(f"capacity: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except RuntimeError as exc:
+        print(f"capacity: {exc}", file=sys.stderr)
+        return 1
+    host = capacity.this_host()
+    fit = capacity.fit(cost, host, args.headroom)
+    if args.json:
+        print(json.dumps(capacity.to_json(cost, host, fit), indent=2))
+    else:
+        print(capacity.report(cost, host, fit))
+    return 0
+
+
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share in (0, 1], got {text}")
+    return value
+
+
 def _tail_sources(config_path: str, room_id: str) -> list:
     """`tail`'s view of the daemon config: one room's source configs (ValueError, one line, on a mistake);
     logging as the daemon's (secrets masked), on stderr because stdout carries the events."""
@@ -108,6 +138,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--width", type=int, default=1280)
     p.add_argument("--height", type=int, default=720)
     p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("capacity", help="run one room here for real (publishing nothing) and print how many fit")
+    p.add_argument("-c", "--config", required=True)
+    p.add_argument("--room", help="the room to measure (default: the first)")
+    p.add_argument("--seconds", type=float, default=30.0, help="measured after the warm-up (default 30)")
+    p.add_argument("--warmup", type=float, default=5.0, help="seconds on air before measuring (default 5)")
+    p.add_argument("--headroom", type=_share, default=0.8,
+                   help="share of this host's cores and memory given to rooms (default 0.8)")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(func=_cmd_capacity)
 
     from broadcaster import admin_client, avatar_cli
     from broadcaster.brain import cli as kb_cli
