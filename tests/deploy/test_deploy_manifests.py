@@ -265,7 +265,7 @@ def test_rooms_find_the_shared_redis(rendered) -> None:
 def test_the_face_service_is_a_gpu_daemonset_the_rooms_on_its_node_reach(rendered, tmp_path: Path) -> None:
     ds = one(rendered["face"], "DaemonSet")
     face = container(ds, "face")
-    assert face["resources"]["limits"]["nvidia.com/gpu"] >= 1
+    assert face["resources"]["requests"]["nvidia.com/gpu"] == face["resources"]["limits"]["nvidia.com/gpu"] >= 1
     pod = ds["spec"]["template"]["spec"]
     assert pod["nodeSelector"], "GPU nodes only"
     assert any(t["key"] == "nvidia.com/gpu" for t in pod["tolerations"])
