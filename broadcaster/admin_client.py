@@ -99,6 +99,13 @@ def _fmt_room(r: dict[str, Any]) -> list[str]:
         flags.append("speaking")
     out = [f"{r.get('id')}: {', '.join(flags)}  frames={r.get('frames', 0)} late={r.get('late_frames', 0)}"
            f"  queue={len(r.get('queue') or [])}  clock_age={r.get('clock_age_s')}s"]
+    worker = r.get("worker") or {}
+    if worker.get("mode") == "process":
+        rss = worker.get("rss_bytes")
+        last = worker.get("last_restart") or {}
+        out.append(f"  worker pid={worker.get('pid')} {worker.get('state', '')} restarts={worker.get('restarts', 0)}"
+                   + (f" rss={rss / 2**20:.0f}MiB" if isinstance(rss, int | float) else "")
+                   + (f" last: {last.get('reason')} ({last.get('detail')})" if last else ""))
     current = r.get("current") or r.get("current_text") or r.get("text")
     if isinstance(current, dict):
         current = current.get("text")

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_va
 
 from broadcaster.brain.config import AuditConfig, BrainConfig, ModerationConfig
 from broadcaster.director.config import DirectorConfig
+from broadcaster.services.config import ServicesConfig
 from broadcaster.voice.config import VoiceConfig
 from common.config import Model, Secret, SecretURL
 from danmaku.config import SourceConfig
@@ -174,6 +175,7 @@ class DaemonConfig(Model):
     # Re-read the config file when its content changes (a Kubernetes ConfigMap is swapped in by a symlink):
     # the same path as SIGHUP.
     watch_config: bool = True
+    services: ServicesConfig = ServicesConfig()  # the shared per-host services (a TTS voice loaded once per host)
 
     _blank_is_unset = field_validator("redis_url", mode="before")(RoomConfig._blank_is_unset.__func__)
 

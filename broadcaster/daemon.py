@@ -16,6 +16,7 @@ from broadcaster import metrics
 from broadcaster.admin import start_admin
 from broadcaster.config import MAX_FILE_BYTES, Config, ConfigError, RoomConfig, load_config
 from broadcaster.logs import register_secrets, secrets_of
+from broadcaster.services import HostServices
 from broadcaster.show import content_changes
 from broadcaster.slot import RoomSlot, media_changes
 from broadcaster.supervisor import SparePool, WorkerHandle
@@ -82,6 +83,7 @@ class Daemon:
         self._config_hash: str | None = None  # of the file the running config was last loaded from
         self._watcher: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        self.services: HostServices | None = None
         workers = config.daemon.workers
         self.spares = SparePool(self._worker_env) if workers.mode == "process" and workers.spare else None
 
@@ -99,7 +101,7 @@ class Daemon:
 
     def _worker_env(self) -> dict[str, str]:
         """Environment every room worker gets on top of the daemon's (shared host services' addresses)."""
-        return {}
+        return self.services.env() if self.services is not None else {}
 
     async def start(self) -> None:
         if self.config_path is not None:
@@ -107,6 +109,13 @@ class Daemon:
                 self._config_hash = await asyncio.to_thread(_digest, self.config_path)
             except OSError:
                 self._config_hash = None
+        # The shared services first: the rooms' voices find them through the environment it sets.
+        self.services = HostServices(self.config)
+        await self.services.start()
+        try:
+            await self.services.wait_ready(self.config.daemon.workers.start_timeout_s)
+        except Exception as exc:  # a room whose service is late speaks once it is up; never keep rooms off air
+            log.warning("shared services not all ready, putting the rooms on air anyway: %s", _one_line(exc))
         runners = [self._runner(cfg) for cfg in self.config.rooms]
         results = await asyncio.gather(*(r.start() for r in runners), return_exceptions=True)
         failed = [(r, e) for r, e in zip(runners, results, strict=True) if isinstance(e, BaseException)]
@@ -114,6 +123,7 @@ class Daemon:
             grace = self.config.daemon.shutdown_grace_s
             await asyncio.gather(*(r.stop(grace) for r, e in zip(runners, results, strict=True) if e is None),
                                  return_exceptions=True)
+            await self.services.stop()
             raise failed[0][1]
         self.runners = {r.id: r for r in runners}
         await self._start_services()
@@ -138,6 +148,8 @@ class Daemon:
         await asyncio.gather(*(r.stop(grace) for r in self.runners.values()), return_exceptions=True)
         if self.spares is not None:
             await self.spares.close()
+        if self.services is not None:
+            await self.services.stop()
         if self.admin is not None:
             await self.admin.stop()
         self._stopped.set()
@@ -229,6 +241,10 @@ class Daemon:
             result: dict[str, Any] = {"added": [], "removed": [], "changed": [], "live": [], "unchanged": [],
                                       "failed": {}}
             running = {r.id: r for r in self.config.rooms}  # what each room runs after this reload
+            if self.services is not None:
+                # Services for both configs while the rooms change over (a room that keeps its old config
+                # still needs its old voice); the unused ones stop once the reload is done.
+                await self.services.update(new.model_copy(update={"rooms": [*new.rooms, *self.config.rooms]}))
             for plan in plan_reload(self.config, new):
                 rid = plan.room
                 cfg = next((r for r in new.rooms if r.id == rid), None)
@@ -268,6 +284,8 @@ class Daemon:
             if restart:
                 result["needs_restart"] = restart
             self.last_reload = result
+            if self.services is not None:
+                await self.services.update(self.config)
             if self.watchdog is not None:
                 # Kept in systemd's STATUS until a reload applies everything: a room still on its old config
                 # is something the operator must see, not a line lost in the journal.

@@ -28,6 +28,7 @@ from typing import Any
 
 from broadcaster import metrics
 from broadcaster.config import DaemonConfig, RoomConfig
+from broadcaster.logs import secrets_of
 from broadcaster.worker import (
     FD_ENV,
     PARENT_ENV,
@@ -117,8 +118,10 @@ class SparePool:
         self._spare: _Launched | None = None
         self._filling: asyncio.Task[None] | None = None
         self._closed = False
+        self._started = False  # the daemon starts its rooms first (all at once), then the pool
 
     def fill(self, delay_s: float = 0.0) -> None:
+        self._started = True
         if self._closed or self._spare is not None or (self._filling is not None and not self._filling.done()):
             return
         self._filling = asyncio.create_task(self._fill(delay_s), name="spare-worker")
@@ -131,6 +134,8 @@ class SparePool:
             log.warning("could not start a spare room worker: %s", exc)
 
     def take(self) -> _Launched | None:
+        if not self._started:
+            return None
         spare, self._spare = self._spare, None
         if spare is not None and spare.exit.done():
             spare = None
@@ -246,14 +251,15 @@ class WorkerHandle:
 
     # -- lifecycle ------------------------------------------------------------------------------
     async def start(self) -> None:
-        """Spawns the worker and returns once its room is on air (raises, leaving nothing behind, if not)."""
+        """Starts the room in a worker (the spare when there is one) and returns once it is on air (raises,
+        leaving nothing behind, if not)."""
         self.state = "starting"
-        await self._spawn(use_spare=False)  # rooms start together; the one spare is kept for restarts
+        await self._spawn()
         self._supervisor = asyncio.create_task(self._supervise(), name=f"supervise-{self.id}")
 
-    async def _spawn(self, *, use_spare: bool = True) -> None:
+    async def _spawn(self) -> None:
         started = time.monotonic()
-        worker = self._spares.take() if use_spare and self._spares is not None else None
+        worker = self._spares.take() if self._spares is not None else None
         if worker is None:
             worker = await launch(self.id, self._env())
         self.proc, self._exit, self.pid = worker.proc, worker.exit, worker.proc.pid
@@ -309,7 +315,8 @@ class WorkerHandle:
             if self.state != "live" or self._chan is None:
                 raise RemoteError(f"its worker is {self.state}, not on air; the change was not sent")
             timeout = self._limits.start_timeout_s + self._daemon_cfg.shutdown_grace_s + 30.0
-            result, _ = await self._chan.request("apply", timeout, pickle.dumps(cfg))
+            secrets = [*self._secrets(), *secrets_of(cfg)]  # the new config's keys too, before anything logs them
+            result, _ = await self._chan.request("apply", timeout, pickle.dumps((cfg, secrets)))
             self.cfg = cfg
             return str(result)
 

@@ -80,6 +80,18 @@ def one_line(exc: BaseException) -> str:
     return text[0] if isinstance(exc, ConfigError | RemoteError) else f"{type(exc).__name__}: {text[0]}"
 
 
+class _WorkerTag(logging.Filter):
+    """Every line a worker logs says which room's worker wrote it (JSON field `worker_room`, and its pid)."""
+
+    def __init__(self, room: str):
+        super().__init__()
+        self.room, self.pid = room, os.getpid()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.worker_room, record.worker_pid = self.room, self.pid
+        return True
+
+
 class RemoteError(Exception):
     """A command the worker could not carry out; str() is the worker's one-line account (see one_line)."""
 
@@ -124,7 +136,10 @@ class Worker:
             self.writer.write(encode(msg, blob))  # one write per frame: frames never interleave
 
     async def run(self) -> int:
-        msg, blob = await read_frame(self.reader)
+        try:
+            msg, blob = await read_frame(self.reader)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return 0  # a spare the daemon no longer needs (or a daemon gone before it had a room for us)
         if msg.get("op") != "init":
             raise ProtocolError(f"expected init, got {msg.get('op')!r}")
         init: WorkerInit = pickle.loads(blob)  # from the daemon that spawned us, over our private socketpair
@@ -159,7 +174,8 @@ class Worker:
         from broadcaster.logs import register_secrets, setup_logging
 
         register_secrets(init.secrets)  # before anything can log a stream key
-        setup_logging(init.log_level, init.log_format)
+        handler = setup_logging(init.log_level, init.log_format)
+        handler.addFilter(_WorkerTag(init.room.id))
         faults.arm_from_env()  # chaos tests: VA_FAULTS is inherited from the daemon
 
     async def _serve(self) -> None:
@@ -200,7 +216,11 @@ class Worker:
     async def _do(self, op: str, msg: dict[str, Any], blob: bytes) -> tuple[Any, bytes]:
         room = self.slot.room
         if op == "apply":
-            return await self.slot.apply(pickle.loads(blob)), b""
+            from broadcaster.logs import register_secrets
+
+            cfg, secrets = pickle.loads(blob)  # from the daemon, over our private socketpair
+            register_secrets(secrets)  # a key that first appears in this reload is masked before it can be logged
+            return await self.slot.apply(cfg), b""
         if op == "say":
             return room.say(str(msg.get("text", ""))), b""
         if op in ("skip", "pause", "resume"):

@@ -217,7 +217,7 @@ def test_reload_adds_and_removes_rooms(live, tmp_path):
     data["rooms"].append(rooms[1])
     live.config_path.write_text(yaml.safe_dump(data))
     try:
-        status, _, raw = call("POST", "/api/reload", live, token=ADMIN_TOKEN)
+        status, _, raw = call("POST", "/api/reload", live, token=ADMIN_TOKEN, timeout=60)  # r2 starts its worker
         assert status == 200 and json.loads(raw) == {"added": ["r2"], "removed": [], "changed": [], "live": [],
                                                      "unchanged": ["r1"], "failed": {}, "ok": True}
         ids = [r["id"] for r in json.loads(call("GET", "/api/rooms", live, token=ADMIN_TOKEN)[2])["rooms"]]
