@@ -58,7 +58,7 @@ class Reply:
     outputs: list[np.ndarray]
     meta: dict[str, Any]
     final: bool
-    batch: dict[str, Any] = field(default_factory=dict)  # seq, size, clients of the batch it ran in (final)
+    batch: dict[str, Any] = field(default_factory=dict)  # seq, size, items, clients of its batch (final reply)
     wait_ms: float = 0.0  # from arrival at the service to the final answer
 
 
@@ -204,10 +204,11 @@ class ServiceClient:
                         await conn.inputs.changed.wait()
 
     async def stream(self, params: dict[str, Any], inputs: Sequence[np.ndarray] = (), *,
-                     timeout_s: float = 30.0) -> AsyncIterator[Reply]:
+                     timeout_s: float = 30.0, items: int = 1) -> AsyncIterator[Reply]:
         """Partial replies as the service sends them, ending with the final one. Raises ServiceUnavailable
         when the service is gone (at once, also mid-request), ServiceError when it failed this request,
-        TimeoutError past `timeout_s` (the request is cancelled at the service)."""
+        TimeoutError past `timeout_s` (the request is cancelled at the service). `items`: what the request
+        weighs against the service's max_batch (e.g. the number of face frames it carries)."""
         deadline = time.monotonic() + timeout_s
         await self.connect()
         conn = self._conn
@@ -219,7 +220,7 @@ class ServiceClient:
         conn.sent_inputs[rid] = [d["o"] for d in descs]
         done = False
         try:
-            conn.send({"op": "req", "id": rid, "params": params, "inputs": descs,
+            conn.send({"op": "req", "id": rid, "params": params, "inputs": descs, "items": items,
                        "timeout_ms": max(1, int(1000 * (deadline - time.monotonic())))})
             while True:
                 async with asyncio.timeout_at(asyncio.get_running_loop().time() + (deadline - time.monotonic())):
@@ -241,11 +242,11 @@ class ServiceClient:
                     conn.send({"op": "cancel", "id": rid})
 
     async def call(self, params: dict[str, Any], inputs: Sequence[np.ndarray] = (), *,
-                   timeout_s: float = 30.0) -> Reply:
+                   timeout_s: float = 30.0, items: int = 1) -> Reply:
         """One request, its final reply (partial outputs, if the service streams, are joined in order)."""
         parts: list[list[np.ndarray]] = []
         last: Reply | None = None
-        async for r in self.stream(params, inputs, timeout_s=timeout_s):
+        async for r in self.stream(params, inputs, timeout_s=timeout_s, items=items):
             parts.append(r.outputs)
             last = r
         assert last is not None

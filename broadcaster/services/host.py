@@ -3,7 +3,8 @@
 Run as `python -m broadcaster.services.host '<ServiceSpec JSON>'` by HostServices. It binds its
 unix socket only after the model loaded (a connect succeeds only when it can answer), exits when
 its stdin closes (the daemon is gone) or on SIGTERM. Requests of all clients go into one pending
-set; the batcher takes up to max_batch of them, round-robin across clients (one busy room cannot
+set; the batcher takes up to max_batch items of them (a request says how many items it holds, e.g. face
+frames), round-robin across clients (one busy room cannot
 starve the others), after waiting at most max_wait_ms from the oldest one for company. Requests
 already past their deadline or cancelled are answered without running. The model runs on one
 worker thread (sync services) or the loop (async services); results are written into the client's
@@ -254,6 +255,7 @@ class Host:
             return
         timeout = float(msg.get("timeout_ms") or 60000) / 1000.0
         req = Request(id=rid, client=conn.name, params=msg.get("params") or {}, inputs=inputs,
+                      items=max(1, int(msg.get("items") or 1)),
                       deadline=now + timeout, arrived=now, _send=self._partial, _owner=conn)
         conn.open[rid] = req
         self._queues[conn].append(req)
@@ -263,13 +265,15 @@ class Host:
     # --- batching --------------------------------------------------------------------------------
 
     def _waiting(self) -> int:
-        return sum(len(q) for q in self._queues.values())
+        """Items waiting (a request counts its `items`: a face request of 8 frames is 8)."""
+        return sum(r.items for q in self._queues.values() for r in q)
 
     def _oldest(self) -> float:
         return min((q[0].arrived for q in self._queues.values() if q), default=time.monotonic())
 
     def _take(self) -> list[Request]:
-        """Up to max_batch requests, one per client in turn, starting from a client that rotates each batch."""
+        """Requests worth up to max_batch items, one per client in turn, from a client that rotates each batch.
+        A request bigger than max_batch runs alone rather than never."""
         conns = [c for c, q in self._queues.items() if q]
         if not conns:
             return []
@@ -277,10 +281,17 @@ class Host:
         self._rr += 1
         order = conns[start:] + conns[:start]
         batch: list[Request] = []
-        while len(batch) < self.spec.max_batch and any(self._queues[c] for c in order):
+        items = 0
+        took = True
+        while took:
+            took = False
             for c in order:
-                if self._queues[c] and len(batch) < self.spec.max_batch:
-                    batch.append(self._queues[c].popleft())
+                q = self._queues[c]
+                if q and (not batch or items + q[0].items <= self.spec.max_batch):
+                    req = q.popleft()
+                    batch.append(req)
+                    items += req.items
+                    took = True
         return batch
 
     async def _batcher(self) -> None:
@@ -319,11 +330,12 @@ class Host:
         self._seq += 1
         seq = self._seq
         clients = sorted({r.client for r in batch})
-        composition = {"seq": seq, "size": len(batch), "clients": clients,
+        items = sum(r.items for r in batch)
+        composition = {"seq": seq, "size": len(batch), "items": items, "clients": clients,
                        "ids": [[r.client, r.id] for r in batch]}
         self.recent.append(composition)
         self.counters["batches"] += 1
-        self.batch_sizes.observe(len(batch))
+        self.batch_sizes.observe(items)
         self._progress = time.monotonic()
         try:
             results = await self._call(self.service.run_batch, batch)
@@ -345,7 +357,7 @@ class Host:
                     except Exception as e:
                         results.append(Result(error=f"{type(e).__name__}: {e}"))
         self._progress = None
-        batch_info = {"seq": seq, "size": len(batch), "clients": len(clients)}
+        batch_info = {"seq": seq, "size": len(batch), "items": items, "clients": len(clients)}
         for req, res in zip(batch, results, strict=True):
             if res.error is None and req.expired:
                 self.counters["late"] += 1

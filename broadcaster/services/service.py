@@ -81,6 +81,7 @@ class Request:
     inputs: list[np.ndarray]
     deadline: float  # time.monotonic() by which the answer is useful
     arrived: float
+    items: int = 1  # what it weighs against max_batch (frames in a face request; 1 for a TTS sentence)
     _send: Callable[[Request, list[np.ndarray], dict[str, Any]], None] | None = field(default=None, repr=False)
     _cancelled: threading.Event = field(default_factory=threading.Event, repr=False)
     _owner: Any = field(default=None, repr=False)  # the host's connection this request came on

@@ -53,9 +53,12 @@ async def test_rooms_share_one_process_and_meet_in_one_batch(services: HostServi
         assert np.array_equal(r.outputs[-1], x * (i + 1)) and r.meta["client"] == f"room{i}"
         assert np.array_equal(r.outputs[0], np.zeros(4, np.float32)), "the partial answer came first"
     assert {r.batch["seq"] for r in replies} == {replies[0].batch["seq"]}, "all three ran in one batch"
-    assert replies[0].batch == {"seq": replies[0].batch["seq"], "size": 3, "clients": 3}
+    assert replies[0].batch == {"seq": replies[0].batch["seq"], "size": 3, "items": 3, "clients": 3}
     stats = await clients[0].stats()
     assert any(set(b["clients"]) == {"room0", "room1", "room2"} for b in stats["recent"]), stats["recent"]
+    # max_batch counts items (e.g. frames), not requests: 10 + 10 + 6 items never share one batch of 16.
+    heavy = await asyncio.gather(*(c.call({}, [x], items=n) for c, n in zip(clients, (10, 10, 6), strict=True)))
+    assert len({r.batch["seq"] for r in heavy}) == 2 and all(r.batch["items"] <= 16 for r in heavy), heavy
     for c in clients:
         await c.close()
 
