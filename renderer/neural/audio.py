@@ -67,3 +67,8 @@ def voiced_frames(pcm16k: np.ndarray, frames: int, fps: int, threshold: float = 
         seg = pcm16k[int(k * spf) : int((k + 1) * spf)]
         out[k] = seg.size > 0 and float(np.sqrt(np.mean(seg.astype(np.float64) ** 2))) > threshold
     return out
+
+
+def voiced_mask(pcm: np.ndarray, sample_rate: int, fps: int) -> np.ndarray:
+    """Which video frames of an utterance have sound (the ones the model draws): the room computes it without torch."""
+    return voiced_frames(to_whisper_rate(pcm, sample_rate), frame_count(len(pcm), sample_rate, fps), fps)

@@ -40,6 +40,21 @@ class FramePlan:
     item: FaceItem
 
 
+def plan_utterance(
+    prepared: PreparedSource, start_n: int, features: UtteranceFeatures, fps: int
+) -> list[FramePlan]:
+    """The model requests of an utterance starting at stage frame `start_n`: voiced frames only, each with the source
+    frame the room's idle loop shows then (the model redraws that frame's mouth). The face service calls this with
+    the PreparedSource it registered and the features it computed; the room gets back (n, crop) pairs."""
+    out = []
+    for k in np.flatnonzero(features.voiced):
+        n = start_n + int(k)
+        out.append(
+            FramePlan(n, FaceItem(prepared.key, prepared.source.loop_index(n, fps), features.windows[k]))
+        )
+    return out
+
+
 class NeuralAvatar:
     """The neural figure of one room (a renderer.factory.Figure): render_into draws stage frame n."""
 
@@ -49,9 +64,8 @@ class NeuralAvatar:
         self.geometry = prepared.geometry
         self.fallback = fallback
         self.fps = fps
-        self.rect = (
-            fallback.rect
-        )  # where the portrait puts the photo: the same place, so a switch never jumps
+        # Where the portrait puts the photo: the same place, so a switch never jumps.
+        self.rect = fallback.rect
         self.covers_canvas = fallback.covers_canvas
         s = fallback.photo_scale
         # The portrait's crop offset of the scaled photo, read back from its landmarks (lm = photo_lm * s - offset).
@@ -80,19 +94,16 @@ class NeuralAvatar:
 
     # -- the speech frames -------------------------------------------------------------------------
 
-    def plan(self, start_n: int, features: UtteranceFeatures) -> list[FramePlan]:
-        """The model requests of an utterance starting at stage frame `start_n`: voiced frames only, each with the
-        source frame the idle loop shows then (the model redraws that frame's mouth)."""
-        out = []
-        for k in range(len(features)):
-            if features.voiced[k]:
-                n = start_n + k
-                out.append(
-                    FramePlan(n, FaceItem(self.key, self.source.loop_index(n, self.fps), features.windows[k]))
-                )
+    def expect(self, start_n: int, voiced: np.ndarray) -> None:
+        """An utterance from stage frame `start_n` is going to the model; `voiced` (renderer.neural.audio.voiced_mask,
+        no torch needed) says which of its frames will get a crop. Those frames hold the previous mouth if late."""
         with self._lock:
-            self._planned.update(p.n for p in out)
-        return out
+            self._planned.update(start_n + int(k) for k in np.flatnonzero(voiced))
+
+    def plan(self, start_n: int, features: UtteranceFeatures) -> list[FramePlan]:
+        """In-process: `expect` the utterance and return its model requests (plan_utterance)."""
+        self.expect(start_n, features.voiced)
+        return plan_utterance(self.prepared, start_n, features, self.fps)
 
     def deliver(self, n: int, crop: np.ndarray) -> None:
         """A model crop for stage frame n (thread-safe; from the service's answer or from `speak`)."""
@@ -100,9 +111,10 @@ class NeuralAvatar:
             self._crops[n] = crop
 
     def has_frames(self, start_n: int, count: int = 1) -> bool:
-        """Are the first `count` planned frames from `start_n` on delivered (the stage's hold-the-start check)?"""
+        """Are the expected (voiced) frames among stage frames [start_n, start_n + count) all delivered? The stage's
+        hold-the-start check; silent frames need no crop."""
         with self._lock:
-            return all(n in self._crops for n in range(start_n, start_n + count))
+            return all(n in self._crops for n in range(start_n, start_n + count) if n in self._planned)
 
     def use_fallback(self, start_n: int, frames: int) -> None:
         """Draw stage frames [start_n, start_n + frames) with the portrait (the whole utterance, never half of one)."""

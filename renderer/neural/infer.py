@@ -170,6 +170,16 @@ class FaceModel:
         windows = frame_windows(np.concatenate(hidden), seconds, fps, frames)
         return UtteranceFeatures(windows, voiced_frames(a16, frames, fps))
 
+    def memory_bytes(self) -> int:
+        """Bytes held on the device by this model's weights and registered latents (for the per-model memory metric)."""
+        tensors = [
+            *self.unet.parameters(),
+            *self.vae.parameters(),
+            *self.whisper.parameters(),
+            *self._sources.values(),
+        ]
+        return sum(t.numel() * t.element_size() for t in tensors)
+
     # -- the batch ------------------------------------------------------------------------------
 
     def run_batch(self, items: Sequence[FaceItem]) -> list[np.ndarray]:

@@ -12,7 +12,8 @@ from renderer.base import FrameState, Viseme
 from renderer.config import AvatarConfig
 from renderer.factory import build_avatar
 from renderer.idle import Pose
-from renderer.neural.avatar import NeuralAvatar
+from renderer.neural.audio import voiced_mask
+from renderer.neural.avatar import NeuralAvatar, plan_utterance
 from renderer.neural.prepare import prepare
 
 FPS = 25
@@ -20,12 +21,20 @@ W, H = 854, 480
 
 
 @pytest.fixture(scope="module")
-def room(face_model, tiny_model_dir: Path, photos: dict[str, Path], tmp_path_factory: pytest.TempPathFactory):
-    state = tmp_path_factory.mktemp("state")
+def state(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("state")
+
+
+def _room(tiny_model_dir: Path, photo: Path, state: Path):
     cfg = AvatarConfig.model_validate(
-        {"kind": "neural", "model_dir": str(tiny_model_dir), "source": str(photos["astronaut"])}
+        {"kind": "neural", "model_dir": str(tiny_model_dir), "source": str(photo)}
     )
-    av = build_avatar(cfg, W, H, FPS, cache_dir=state)
+    return build_avatar(cfg, W, H, FPS, cache_dir=state)
+
+
+@pytest.fixture(scope="module")
+def room(face_model, tiny_model_dir: Path, photos: dict[str, Path], state: Path):
+    av = _room(tiny_model_dir, photos["astronaut"], state)
     prepare(photos["astronaut"], state, face_model)  # the model's side: registers the latents
     return av
 
@@ -53,7 +62,7 @@ def test_speech_frames_change_only_the_lower_face(room, face_model, speech: np.n
     voiced = face_model.audio_features(speech, 44100, FPS).voiced
     assert frames == len(voiced)
     # Silent frames (the 0.4 s lead-in) never went to the model; voiced ones did.
-    assert not any(fig.has_frames(start + k) for k in range(9))
+    assert fig.has_frames(start, 9)  # they need no crop: the render below shows none was pasted
     assert all(fig.has_frames(start + k) for k in np.flatnonzero(voiced))
     k = int(np.flatnonzero(voiced)[5])
     talking = room.render(FrameState(start + k, FPS, 0.6, Viseme.A, speaking=True))
@@ -83,7 +92,6 @@ def test_a_fallback_utterance_is_drawn_whole_by_the_portrait(room, face_model, s
         fig.render_into(got, st, pose)
         fig.fallback.render_into(want, st, pose)
         np.testing.assert_array_equal(got, want)
-        assert not fig.has_frames(start + k)
     # After the utterance the neural idle is back.
     np.testing.assert_array_equal(
         room.render(FrameState(start + frames, FPS)), room.render(FrameState(0, FPS))
@@ -108,3 +116,38 @@ def test_a_late_frame_holds_the_previous_mouth(room, face_model, speech: np.ndar
     assert not diff.any(), f"{diff.sum()} px differ around {np.argwhere(diff).mean(axis=0)}"
     assert fig.late_frames == before + 1
     assert not np.array_equal(held, room.render(FrameState(0, FPS)))
+
+
+def test_two_rooms_served_the_way_the_face_service_will(
+    room, face_model, tiny_model_dir: Path, photos: dict[str, Path], state: Path, speech: np.ndarray
+) -> None:
+    """Rooms expect (no torch), the model side plans and runs both rooms' frames in one pass, rooms get their crops."""
+    other = _room(tiny_model_dir, photos["hopper"], state)
+    rooms = {"a": (room, photos["astronaut"], 900), "b": (other, photos["hopper"], 40)}
+    pcm = speech[int(0.3 * 44100) : int(0.6 * 44100)]  # a silent lead-in, then 0.2 s of speech
+    batch, owners = [], []
+    for name, (av, photo, start) in rooms.items():
+        av.figure.expect(start, voiced_mask(pcm, 44100, FPS))  # room side
+        prepared = prepare(photo, state, face_model)  # service side: from the cache
+        assert "geometry" not in prepared.computed
+        feats = face_model.audio_features(pcm, 44100, FPS)
+        np.testing.assert_array_equal(feats.voiced, voiced_mask(pcm, 44100, FPS))  # both sides agree
+        for p in plan_utterance(prepared, start, feats, FPS):
+            batch.append(p.item)
+            owners.append((name, p.n))
+    assert {o for o, _ in owners} == {"a", "b"} and len(batch) <= face_model.max_batch
+    passes = face_model.forward_passes
+    crops = face_model.run_batch(batch)
+    assert face_model.forward_passes == passes + 1
+    frames = len(voiced_mask(pcm, 44100, FPS))
+    for av, _, start in rooms.values():
+        assert not av.figure.has_frames(start, frames)
+    for (name, n), crop in zip(owners, crops, strict=True):
+        rooms[name][0].figure.deliver(n, crop)
+    for name, (av, _, start) in rooms.items():
+        assert av.figure.has_frames(start, frames)  # the silent lead-in needs no crop
+        n = max(n for o, n in owners if o == name)
+        assert not np.array_equal(
+            av.render(FrameState(n, FPS, 0.5, speaking=True)), av.render(FrameState(n + 50, FPS))
+        )
+    assert face_model.memory_bytes() > 0
