@@ -10,6 +10,19 @@ time, so one bad request fails alone).
 Which services a daemon runs comes from PROVIDERS: "module:function" paths, each a function
 `(broadcaster.config.Config) -> list[ServiceSpec]` that reads the rooms' configs. A room computes
 the same spec from its own config and so finds the same socket: `socket_path(dir, spec)`.
+
+A new kind, in full (service side, provider, room side):
+
+    class Upper(Service):                                   # broadcaster/services/upper.py
+        kind = "upper"
+        def load(self): self.model = load_model(self.params["path"]); return {"version": self.model.v}
+        def run_batch(self, requests):                      # 1..max_batch items, several rooms mixed
+            out = self.model(np.stack([r.inputs[0] for r in requests]))     # one forward pass
+            return [Result([o], {"ok": True}) for o in out]                 # one Result per request, in order
+    def specs(config):                                      # add "broadcaster.services.upper:specs" to PROVIDERS
+        return [ServiceSpec(kind="upper", factory="broadcaster.services.upper:Upper", params={"path": "/m"})]
+    # in a room: reply = await client_for(spec, name=room_id).call({}, [frame], timeout_s=0.2, items=1)
+    # reply.outputs[0] is the array; ServiceUnavailable (dead/restarting) or ServiceError (this request failed)
 """
 
 from __future__ import annotations
