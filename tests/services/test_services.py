@@ -45,6 +45,8 @@ def _clients(hs: HostServices, n: int) -> list[ServiceClient]:
 
 async def test_rooms_share_one_process_and_meet_in_one_batch(services: HostServices) -> None:
     clients = _clients(services, 3)
+    for c in clients:  # connected first, so the three requests leave together
+        await c.connect()
     x = np.arange(6, dtype=np.float32)
     replies = await asyncio.gather(*(c.call({"scale": i + 1, "parts": 1}, [x]) for i, c in enumerate(clients)))
     # One process, one load, answered per client: each got its own scaling back (after its streamed part).
