@@ -10,7 +10,6 @@ so a style switch can only happen between utterances.
 
 from __future__ import annotations
 
-import logging
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -28,8 +27,6 @@ from renderer.neural.prepare import PreparedSource
 if TYPE_CHECKING:
     from renderer.neural.infer import FaceModel, UtteranceFeatures
     from renderer.portrait import PortraitFigure
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)

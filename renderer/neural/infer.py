@@ -10,7 +10,6 @@ the source's idle loop for them.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,8 +32,6 @@ if TYPE_CHECKING:
     import torch
 
     from renderer.neural.loader import ModelLayout
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
