@@ -69,7 +69,7 @@ def _one_of(folder: Path, names: tuple[str, ...], key: str) -> Path:
         if (folder / n).is_file():
             return folder / n
     raise ModelFilesError(
-        f"{key}: missing file {str(folder / names[0])!r}"
+        f"{key + ': ' if key else ''}missing file {str(folder / names[0])!r}"
         + (f" (or {', '.join(names[1:])})" if len(names) > 1 else "")
         + "; expected MuseTalk 1.5's published layout (docs/face.md)"
     )
