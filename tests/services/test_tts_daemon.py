@@ -1,6 +1,6 @@
 """A real `virtual-anchor run` daemon, two rooms (each its own worker process) speaking their talk tracks through one
 shared Piper service: kill -9 the service, it is restarted and serves again, and both recordings have no timestamp
-gap and never restarted (the rooms' workers never noticed beyond a few sentences said by the fallback voice)."""
+gap and their workers never restarted (a sentence caught by the outage is said by the fallback voice)."""
 
 from __future__ import annotations
 
