@@ -100,13 +100,21 @@ class Report:
 
 
 def rss_mb(pid: int) -> float | None:
+    """Resident memory of the daemon and every process under it (its room workers, services), in MB."""
     try:
+        total = 0
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
+                total += int(line.split()[1])
     except OSError:
         return None
-    return None
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        total += int(sum(rss_mb(int(c)) or 0.0 for c in children) * 1024)
+    return total / 1024
 
 
 def slope_per_hour(samples: list[tuple[float, float]]) -> float:
@@ -262,7 +270,8 @@ def soak(args: argparse.Namespace) -> Report:
         slope = slope_per_hour(warm)
         report.memory = {"samples": len(samples), "after_warmup_s": args.warmup_s, "first_mb": round(values[0], 1),
                          "last_mb": round(values[-1], 1), "min_mb": round(min(values), 1),
-                         "max_mb": round(max(values), 1), "slope_mb_per_hour": round(slope, 1)}
+                         "max_mb": round(max(values), 1), "slope_mb_per_hour": round(slope, 1),
+                         "series_mb": [[round(t), round(v, 1)] for t, v in samples]}
         report.verdicts["memory flat"] = abs(slope) <= args.flat_mb_per_hour
     for f in [*recordings(tmp), *sorted(tmp.glob("ingest*.flv"))]:
         seconds, problems = gaps_of(f)
@@ -329,7 +338,8 @@ def main() -> int:
     report = soak(args)
     print("\n== soak report ==")
     print(f"minutes: {report.minutes}")
-    print(f"memory (after {args.warmup_s:.0f}s warm-up): {report.memory}")
+    shown = {k: v for k, v in report.memory.items() if k != "series_mb"}
+    print(f"memory of the daemon and its workers (after {args.warmup_s:.0f}s warm-up): {shown}")
     print(f"answers per minute: {report.answers_per_minute}")
     print("reloads:")
     for r in report.reloads:
