@@ -352,7 +352,11 @@ class Brain:
         backend = self.backend
         messages, _ = self.build_messages(ans.line, question, relevant)
         # The question grounds nothing: "是不是9块9？" is a claim to check against the passages.
-        guard = self._guard([h.passage.text for h in relevant] + list(self.cfg.persona.facts), question=question)
+        # Figures must be in the retrieved passages (or persona facts); named facts (an origin, a gift, a promise) may
+        # be anywhere in the knowledge base: a true fact the retrieval did not rank ("产自浙江丽水" under a question
+        # about the trees' age) is not an invention, while a number out of another passage may be the wrong one.
+        guard = self._guard([h.passage.text for h in relevant] + list(self.cfg.persona.facts), question=question,
+                            facts=[p.text for p in self.kb.passages])
         ans.source, ans.passage_ids, ans.model = "llm", tuple(h.passage.id for h in relevant), backend.model
         splitter = SentenceSplitter(self.cfg.max_sentence_chars, eager=True)
 
@@ -390,11 +394,11 @@ class Brain:
         finally:
             await stream.aclose()
 
-    def _guard(self, allowed: Sequence[str], question: str = "") -> GroundingGuard:
+    def _guard(self, allowed: Sequence[str], question: str = "", facts: Sequence[str] = ()) -> GroundingGuard:
         g = self.cfg.guard
         return GroundingGuard(allowed, self._rules(), grounding=g.grounding, promises=g.promises,
                               absolute_claims=g.absolute_claims, extra_promises=g.extra_promises,
-                              question=question if g.echo else "")
+                              question=question if g.echo else "", facts=facts)
 
     def _rules(self) -> list[str]:
         p = self.cfg.persona

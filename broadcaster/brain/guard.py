@@ -25,6 +25,7 @@ needs a passage statement with 拆封 (not 未拆封) and 无理由 together, an
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -102,13 +103,17 @@ _IDIOMS = re.compile(
 )
 
 # Talk about instructions or the prompt itself, and passage ids: never said on stream.
+# A number read digit by digit: three or more digit words with no 十/百/千 (零四幺七, 一三八), unless a unit follows.
+_DIGIT_STRING = re.compile(rf"(?<![{_CN_NUM}幺])[零〇幺一二三四五六七八九]{{3,}}(?![{_CN_NUM}{_CLASSIFIERS}元块克天月年小分秒度毫升斤])")
+_ALSO = re.compile(r"也|照样|同样|一样")
+_DIGIT_CHARS = str.maketrans("零〇幺一二三四五六七八九", "001123456789")
 # How many of the viewer's characters in a row, repeated by the model and in no passage, make an echo.
 ECHO_CHARS = 6
 _LEAK_PHRASES = re.compile(
     r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|我的提示|设定(?:里|中|上|是)|我的规则|这些规则|规则是|第.条规则|人设|"
     r"被要求|开发者(?:消息|指令)?|ignore (?:all |the )?previous|忽略(?:之前|以上|上面)的|以下是(?:资料|参考)|"
     r"(?:根据|参考|按照|下面的|上面的)资料|资料(?:里|中|上|显示|说)|"
-    r"[\w\-/]+\.(?:ya?ml|md|markdown|txt|json)\b|\[[^\]\n]{0,40}#\d+\]|#\d+\]|\bp\d+\]|"
+    r"[\w\-/]+\.(?:ya?ml|md|markdown|txt|json)(?![a-z0-9])|字段|知识库|数据库|资料库|\[[^\]\n]{0,40}#\d+\]|#\d+\]|\bp\d+\]|"
     # internal ids in any spelling (passage_3, faq#2, chunk-12, doc 4) and the model behind the persona (after heldout7)
     r"(?<![a-z])(?:passage|chunk|doc|document|faq|kb|source|ref|context|snippet|段落|资料|文档|片段)\s*[_#\-]?\s*\d+|"
     r"(?<![a-z0-9])[a-z]{2,}[_#]\d+(?![a-z0-9])|"
@@ -345,7 +350,7 @@ class GroundingGuard:
 
     def __init__(self, allowed_texts: Iterable[str], prompt_rules: Sequence[str] = (), *, grounding: bool = True,
                  promises: bool = True, absolute_claims: bool = True, extra_promises: Sequence[str] = (),
-                 question: str = "") -> None:
+                 question: str = "", facts: Iterable[str] = ()) -> None:
         self.texts = [_numeric_text(t) for t in allowed_texts]
         self.allowed: list[tuple[float, str]] = []
         for t in self.texts:
@@ -359,6 +364,9 @@ class GroundingGuard:
         self.absolute_claims = absolute_claims
         self._promise_res = _promise_res(tuple(extra_promises))
         self._joined = "\n".join(self.texts)
+        self._digits = re.sub(r"\D", "", self._joined.translate(_DIGIT_CHARS))
+        # Named facts (origins, gifts, promises) may come from anywhere in `facts` (the whole knowledge base).
+        self._named = "\n".join([self._joined, *(_numeric_text(t) for t in facts)])
         # Runs of the viewer's words that the passages and rules do not also contain: voiced back, they are an echo.
         q = dense(question)
         known = dense(self._joined)
@@ -391,9 +399,14 @@ class GroundingGuard:
                     continue
                 if not self._promise_grounded(label, rx, n):
                     return GuardVerdict(False, f"ungrounded promise {m.group(0)} ({label})")
+            for m in _DIGIT_STRING.finditer(n):
+                # a number read out digit by digit (零四幺七: a phone or an id) must be in the passages as digits
+                digits = m.group(0).translate(_DIGIT_CHARS)
+                if digits not in self._digits:
+                    return GuardVerdict(False, f"ungrounded number {m.group(0)} (digits {digits})")
             for m in _ORIGIN.finditer(n):
                 place = _PLACE_FILLER.sub("", m.group(1))[:2]
-                if len(place) == 2 and place not in self._joined:
+                if len(place) == 2 and place not in self._named:
                     return GuardVerdict(False, f"ungrounded origin {m.group(0)}")
             returns = self.check_returns(n)
             if not returns.ok:
@@ -408,7 +421,14 @@ class GroundingGuard:
         n = _numeric_text(text)
         if before:
             n = _SENTENCE_END.sub("，", _numeric_text(before)).rstrip("，") + "，" + n
-        for unit in return_units(n):
+        units = return_units(n)
+        if before:
+            # "…也照样退" after a return statement: the same return, its conditions added to the one before
+            # ("拆封后有质量问题也可以退。不喜欢口味也照样给您退。" promises a return of opened tea one does not like).
+            # A unit that states its own value for a condition (未拆封 … / 拆封后 …也) overrides rather than inherits.
+            units += [prev + "，" + unit for prev, unit in itertools.pairwise(units) if _ALSO.search(unit)
+                      and not {label for label, _ in return_conditions(prev)} & {label for label, _ in return_conditions(unit)}]
+        for unit in units:
             conds = return_conditions(unit)
             if conds and not self._return_grounded(conds, unit):
                 said = "、".join(("" if pos else "非") + label for label, pos in sorted(conds))
@@ -441,13 +461,13 @@ class GroundingGuard:
         return False
 
     def _promise_grounded(self, label: str, rx: re.Pattern[str], sentence: str) -> bool:
-        if not rx.search(self._joined):
+        if not rx.search(self._named):
             return False
         if label in EXACT_PROMISES:  # every one the sentence names, by name
-            return all(m.group(0) in self._joined for m in rx.finditer(sentence))
+            return all(m.group(0) in self._named for m in rx.finditer(sentence))
         if label == "赠品":
             m = _GIFT_OBJECT.search(sentence)
-            if m is not None and m.group(1) not in self._joined:
+            if m is not None and m.group(1) not in self._named:
                 return False  # a gift the passages do not name
         return True
 

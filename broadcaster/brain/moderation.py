@@ -53,6 +53,7 @@ from broadcaster.brain.wordlists import (
     CONTEXT_EXCUSES,
     EMOJI_STANDINS,
     EVERYDAY_WORDS,
+    FOND_NOUNS,
     GLOBAL_WORDS,
     INSULT_NOUNS,
     INSULTS,
@@ -88,8 +89,10 @@ _DENSE_CHAR = re.compile(r"[a-z\u3400-\u9fff\uf900-\ufaff]")
 # A homophone or a crossing match that is a word this common (jieba dictionary frequency) is a real word.
 COMMON_WORD_FREQ = 100
 # The slot after an address that an insult fills ("主播纸张吧", "你就是个X！"): two characters, then a particle or the end.
-_ADDRESS_SLOT = re.compile(r"(?:^|[^\u4e00-\u9fff])(?:你|主播|你们|这主播|这人)(?:就是|真是|真的是|简直是|就|真|是|纯|个)*"
-                           r"([\u4e00-\u9fff]{2})(?=[吧啊呀嘛哦]?(?:$|[\s，,。.!！?？~]))")
+_ADDRESS_SLOT = re.compile(r"(?:^|[^\u4e00-\u9fff])(?:(?:你|主播|你们|这主播|这人)(?:就是|真是|真的是|简直是|就|真|是|纯|个)*"
+                           r"([\u4e00-\u9fff]{2})(?=[吧啊呀嘛哦]?(?:$|[\s，,。.!！?？~]))|([\u4e00-\u9fff]{2})主播)"
+                           # a comment opening with a word on its own, then a pause: a vocative ("铸币 说的什么")
+                           r"|^([\u4e00-\u9fff]{2,3})(?=[\s，,。!！~])")
 # Contact rules, over contact views of a text (see _contact_views): digits, ids and app names as read.
 _APP = (r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun|纸飞机|飞机号|tg|telegram|"
         r"whatsapp|抖音号|快手号|dy号|小红书号|微博号)")
@@ -102,7 +105,7 @@ _CONTACT = re.compile(
     # an app and an id of letters and digits: "微信tea888", "vx搜yunwu666", "微x:abc123"
     rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号|是|搜索|搜|:|@){{0,3}}(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{{3,}}"
     r"|(?<![a-z])(?:v|q|微|薇|威|扣):[a-z0-9_-]{4,}"  # "v:tea888"
-    rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号)?[:@][a-z][a-z0-9_-]{{3,}}"  # "微信：tea-shop"
+    rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号)?[:@]{{1,2}}[a-z][a-z0-9_-]{{3,}}"  # "微信：tea-shop", "telegram: @ x_y"
     # a phone number asked for by name: "电话：壹叁捌…", "tel 139 0000 2222"
     r"|(?:电话|手机号|手机|tel|phone|dianhua|shouji|联系方式|联系我|联系|call|打|拨打)(?:号码|号|是|:){0,2}\d{7,}"
     # a long number with a contact verb: "12345678 找我"
@@ -131,12 +134,16 @@ _PLATFORM = (r"(?:qq|扣扣|企鹅|微信|vx|wx|v信|绿泡泡|泡泡|tg|telegra
              r"([\u4e00-\u9fff])\1|(?<![a-z0-9])[a-z]{2,3})")
 _HANDLE = re.compile(rf"{_PLATFORM}(?:号|上|里|app)?(?:搜索?|关注|加|找|id|号)[:@]?"
                      r"(?:(?P<latin>[a-z][a-z0-9_\-]{4,})|(?P<cjk>[\u4e00-\u9fff]{3,10}))")
-_TRADE_CUE = re.compile(r"批发|货源|拿货|出厂|厂价|代理|一手|渠道|低价|进货|内部价|底价|拿样|私聊|私我")
+_TRADE_CUE = re.compile(r"批发|货源|拿货|出厂|厂价|代理|一手|渠道|低价|进货|内部价|底价|拿样|私聊|私我|私信|关注我|同名|搜我|发你|找我")
+# An id given as a CJK name after "id" (绿色软件上找我 ID 茶农阿强), with a contact verb anywhere.
+_CJK_ID = re.compile(r"(?<![a-z])id:?[\u4e00-\u9fff]{2,8}")
 # A number of five digits or more (any script, after the numeral view) that is no date, price, order or tracking
 # number: a contact id when it is long (≥ 7) or anything in the text asks to get in touch or trade.
 _LONG_NUMBER = re.compile(r"(?<![0-9¥$])[a-z_\-]*(\d{5,})(?![0-9])")  # with the letters of its token (订单号abc12345)
 _NUMBER_CONTEXT = re.compile(r"(?:订单|单号|运单|快递|物流|编号|批号|批次|日期|尾号|型号|货号|条码|编码|生产|序列|工号|房号|邮编|车牌|"
-                             r"价格|售价|价|原价|到手|销量|库存|粉丝|点赞|播放|观看|人数|第)[是:为]?$")
+                             r"价格|售价|价|原价|到手|销量|库存|粉丝|点赞|播放|观看|人数|第|用户|网友|游客|会员|观众)[是:为]?$")
+# Platforms' default user names (bili_39218774, user12345678): the letters of the number's own token.
+_DEFAULT_NAME = frozenset({"bili", "bili_", "user", "user_", "uid", "mid", "u_", "用户"})
 _NUMBER_UNIT = re.compile(r"(?:元|块|rmb|人|次|个|件|罐|克|g|ml|毫升|斤|年|月|日|天|号|万|千|百|分|秒|小时|米|度|%)")
 _DATE = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])")
 _CONTACT_CUE = re.compile(r"私|加|联系|找我|滴|搜|批发|货源|拿货|代理|一手|渠道|出厂|厂价|进货|咨询|扣|群|微|薇|威|企鹅|电话|手机|"
@@ -153,6 +160,8 @@ def _long_number(view: str) -> str:
     """A contact id hidden as a bare number (see _LONG_NUMBER), or ''."""
     for m in _LONG_NUMBER.finditer(view):
         digits = m.group(1)
+        if m.group(0)[: -len(digits)] in _DEFAULT_NAME:
+            continue
         if len(set(digits)) < 3 or (len(digits) == 8 and _DATE.fullmatch(digits)):
             continue  # 666666, 2333333, a date: chat, not an id
         if _NUMBER_CONTEXT.search(view[max(0, m.start() - 4) : m.start()]) or _NUMBER_UNIT.match(view, m.end()):
@@ -164,6 +173,8 @@ def _long_number(view: str) -> str:
 
 def _handle(view: str) -> str:
     """A channel + search/add + handle (see _HANDLE), or ''."""
+    if _CJK_ID.search(view) and _CONTACT_VERB.search(view):
+        return _CJK_ID.search(view).group(0)  # type: ignore[union-attr]
     for m in _HANDLE.finditer(view):
         if m.group(1) and not _nickname_pair(m.group(0)[:2]):
             continue  # 多多上搜…, 看看搜…: an everyday doubled word, not an app
@@ -192,9 +203,10 @@ def _leet_app(m: re.Match[str]) -> str:
 
 _JOIN_DIGITS = re.compile(r"(?<=\d)[\s\-.·_,，、/|~]+(?=\d)")
 _JOIN_LETTERS = re.compile(r"(?<![a-z])[a-z](?:[\s.·_\-*,，、|/]+[a-z](?![a-z]))+")
-_DIGITISH = re.compile(r"[0-9ol]{7,}")  # "138oooo1234": o and l inside a long number are 0 and 1
+_DIGITISH = re.compile(r"[0-9olisz]{7,}")  # "138oooo1234", "33o72i5s9": look-alike letters inside a long number
 _NOT_COMPACT = re.compile(r"[^0-9a-z\u3400-\u9fff\uf900-\ufaff:¥$@_\-]+")
-_WEB = re.compile(r"https?://|www\.|[a-z0-9-]+\.(?:com|cn|net|top|xyz|vip|shop|cc)(?![a-z0-9])")
+_DIGIT_LETTERS = str.maketrans("olisz", "01152")
+_WEB = re.compile(r"https?://|www\.|[a-z0-9-]+\.(?:com|cn|net|top|xyz|vip|shop|cc)(?![a-z0-9])|[a-z0-9-]+(?:\.|点|dot)(?:me|io|app|link|ly|to|gg)/")
 # App names read by sound: a pair of characters with these readings is the app, whatever they are.
 _SOUND_PAIRS = {("kou", "kou"): "扣扣", ("wei", "xin"): "微信", ("qi", "e"): "企鹅"}
 _SOUND_ONE = {"qun": "群"}
@@ -242,7 +254,7 @@ def _contact_views(text: str) -> tuple[str, ...]:
     for v in (t, t.translate(_NUMERALS)):
         v = _JOIN_DIGITS.sub("", v)
         v = _JOIN_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group(0)), v)
-        v = _DIGITISH.sub(lambda m: m.group(0).replace("o", "0").replace("l", "1")
+        v = _DIGITISH.sub(lambda m: m.group(0).translate(_DIGIT_LETTERS)
                           if sum(c.isdigit() for c in m.group(0)) >= 5 else m.group(0), v)
         if _LETTER_DIGIT.search(v):
             v = _LEET_TOKEN.sub(_leet_app, v)
@@ -372,6 +384,7 @@ class Moderator:
         # Two-syllable insults by sound, for the address slot ("主播纸张吧" is 智障): reading → the insult.
         self._insult_sounds = {tuple(_syllables(w)): w for w in insult_words
                                if len(w) == 2 and all(is_cjk_char(c) for c in w)} if pinyin else {}
+        self._insult_nouns = frozenset(w for w in insult_words if len(w) >= 2)
         self._patterns = [(w, re.compile(rx)) for w, rx in (patterns or {}).items()]
         self.use_pinyin = pinyin
         self.contacts = contacts
@@ -545,11 +558,12 @@ class Moderator:
                             (self._latin[w] for w, rx in self._latin_masked.items() if rx.fullmatch(m.group(1))), "")
                         if word:
                             hit(word, "latin", m.group(1))
-        if self._insult_sounds:
+        if self._insult_nouns:
             for m in _ADDRESS_SLOT.finditer(normalize(text)):
-                word = self._insult_sounds.get(tuple(_syllables(m.group(1))))
+                slot = m.group(1) or m.group(2) or m.group(3)
+                word = slot if slot in self._insult_nouns else self._insult_sounds.get(tuple(_syllables(slot)))
                 if word is not None:
-                    hit(word, "pinyin", m.group(1))
+                    hit(word, "pinyin", slot)
         if self._context:
             n = normalize(text)
             for word, rx in self._context:
@@ -653,7 +667,8 @@ class Moderator:
                     # function character ("企鹅好可爱" is not 企鹅号).
                     if (self._common(src) or self._real_word_around(d, origin[start], origin[end - 1] + 1)
                             or self._function_tail(key, src) or self._speech_homophone(d, key, src, origin[start])
-                            or (len(key) == 2 and src[-1] != key[-1] and src[-1] in _PARTICLES)):
+                            or (len(key) == 2 and src[-1] != key[-1] and src[-1] in _PARTICLES)
+                            or self._inside_word(d, origin[start], origin[end - 1] + 1)):
                         continue
                     kind = "pinyin"
                 else:
@@ -728,6 +743,18 @@ class Moderator:
                 crossing = True
         # Crossed words must be common; a longer word just has to be in the dictionary ("北京|东城区").
         return crossing and all(self._common(t) or (len(t) >= 3 and self._known(t)) for t in covering if len(t) > 1)
+
+    def _inside_word(self, d: str, start: int, end: int) -> bool:
+        """True when a homophone is only part of a longer dictionary word ("打麻将" holds 打麻 ~ 大麻)."""
+        lo, hi = max(0, start - 4), min(len(d), end + 4)
+        pos = lo
+        for tok in _segmenter().lcut(d[lo:hi], HMM=False):
+            t0, t1 = pos, pos + len(tok)
+            pos = t1
+            if t0 <= start and t1 >= end:
+                # any dictionary word the segmenter chose (打麻将 is rare in its counts, but a word)
+                return t1 - t0 > end - start and (_segmenter().dt.FREQ.get(tok) or 0) > 0
+        return False
 
     @staticmethod
     def _known(word: str) -> bool:
@@ -813,7 +840,7 @@ def build_moderator(words: Iterable[str], *, use_global: bool, words_file: Path 
         all_words.extend(load_words(words_file))
     return Moderator(all_words, allow=allow, pinyin=pinyin, action=action, aliases=aliases, initials=initials,
                      contacts=contacts, patterns=patterns,
-                     insult_words=(*INSULTS, *INSULT_NOUNS) if use_global else ())
+                     insult_words=tuple(w for w in (*INSULTS, *INSULT_NOUNS) if w not in FOND_NOUNS) if use_global else ())
 
 
 def moderator_from_config(cfg: object) -> Moderator:

@@ -31,6 +31,9 @@ INSULTS: tuple[str, ...] = (
     # Regional ones added after heldout7 (Cantonese 扑街/丢你老母, Sichuan 哈麻批/瓜批), and the insult the
     # initials nmb stand for (an abbreviation is only matched when its meaning is listed).
     "你妈逼", "扑街", "仆街", "冚家铲", "丢你老母", "屌你老母", "哈麻批", "瓜批", "龟孙子", "狗杂种", "贱种", "痴线",
+    # Net slang for the same (added after heldout8): 低能儿, 老色批 (lsp),
+    # 戆鸠 (Cantonese, on9).
+    "低能儿", "老色批", "戆鸠",
 )
 ADS_AND_FRAUD: tuple[str, ...] = (
     "加微信", "私加微信", "微信号", "加微", "加企鹅", "企鹅号", "企鹅群", "扣扣号", "扣扣群", "加扣扣", "加qq", "qq号", "qq群",
@@ -112,7 +115,12 @@ PATTERNS: dict[str, str] = {
             r"(?:大|死|臭|蠢|纯)?(?:INSULT_NOUNS)(?![肉粮年毛头蹄皮仔崽宝狗猪屋窝场圈排骨蛋饲血油饼])"
             r"|长得?(?:像|跟)(?:个|只|条|头)?(?:INSULT_NOUNS)|(?:像|跟)(?:个|只|条|头)?(?:INSULT_NOUNS)(?:一样|似的)"
             r"|脑子(?:被.{0,3}(?:踢|夹|挤|撞|门)|进水|瓦特|秀逗|有坑|有泡|有病)"
-            r"|(?<![饿笑累热冷困气吓渴晒])死(?:骗子|奸商|胖子|肥猪|猪头|狗|鬼)|(?:骗子|瓜皮|智障|猪头|废物|奸商|死胖子|(?<![a-z])(?:INSULT_INITIALS))主播"
+            r"|(?<![饿笑累热冷困气吓渴晒])死(?:骗子|奸商|胖子|肥猪|猪头|狗|鬼)|(?:骗子|智障|死胖子|LONG_NOUNS|(?<![a-z])(?:INSULT_INITIALS))主播"
+            r"|(?:^|主播|你)(?:LONG_NOUNS)一个$"
+            # a face or a kind of person named by an animal (一张猪脸, 一看就是鸡), a curse on the host's family
+            r"|(?:一张|长着?|长了|一副|这张|那张)(?:大|丑)?(?:猪|狗|驴|马|猴|鞋拔子|大饼)脸"
+            r"|(?:你|主播)(?:一看就是|一看就|肯定是|分明是|明显是|本来就是)(?:个|只)?(?:鸡|INSULT_NOUNS)(?![肉蛋翅腿汤精毛排骨年])"
+            r"|(?:草|操|艹|日|cao|死)(?:.{0,8})(?:主播|你)全家|(?:主播|你)全家(?:死|火葬|暴毙|升天|都死)"
             # numbers that are insults (二百五 = 250, 三八, 十三点) after an address, never a quantity
             r"|(?:你|主播|你们|这主播)(?:就|真|简直|才|真的|就是)?(?:是|个)(?:个)?(?:250|二百五|2百5|三八|38|十三点|13点)(?![0-9十百克元块毫斤g点钟号度码岁节妇])|(?:主播|你|你们)(?:家)?(?:无|没)(?:马|妈)(?!上)",
     # Betting: odds/stakes/real-money games/cash-out, never 打牌 or 斗地主 alone.
@@ -153,7 +161,40 @@ PATTERNS: dict[str, str] = {
               r"|(?:去|到)(?!链接|小黄车|购物车|橱窗|直播间|店铺|购物袋|下面|下方|左下|右下|评论|哪|年|手)(?:(?![这你我])[^去到买]){2,8}?(?:买|下单|购买)"
               r"(?=.*(?:便宜|划算|实惠|更好|同款|一样|才\d|只要|半价|折|比(?:这|你|主播|直播间)))"
               r"|(?<=比)(?:这个|这款|你家|你们家?|这家|主播家?|直播间)的?(?:好|便宜|划算|实惠|正宗).{0,10}(?:去|到)[^去到]{2,8}买"
-              r"|(?:隔壁|别家|其他家|别的直播间|其他直播间|人家)(?:直播间|店)?的?.{0,6}(?:更好|更便宜|更划算|更实惠|更正宗)",
+              r"|(?:隔壁|别家|其他家|别的直播间|其他直播间|人家)(?:直播间|店)?的?.{0,6}(?:更好|更便宜|更划算|更实惠|更正宗)"
+              # "go over there" after an offer or a comparison (X直播间9.9秒杀，都去那边; Y的香多了，去他家)
+              r"|(?:便宜|划算|实惠|香多了|好多了|好喝多了|更好|秒杀|买[一二三1-3]送|活动|半价|折|同价位).{0,12}"
+              r"(?:快去|都去|赶紧去|去那边|去他家|去她家|去那家|去他们家)(?:买|下单|拍|看看|吧|啊)?$",
+    # -- families added after heldout8, by class.
+    # Pulling viewers off the platform without an app word: a QR code in the profile, "reply 1 and I'll pull you in",
+    # "same name on X, search me", a search-engine pointer, a welfare/insider group.
+    "引流": r"二维码.{0,6}(?:头像|主页|私|加|进群|简介)|(?:扫|扫一扫|扫码).{0,6}(?:进群|加群|加我)"
+            r"|(?:我|俺)拉你(?![一1][把下])|拉你进|带你进群|(?:进|加|入)(?:福利|粉丝|内部|优惠|vip|会员|私密|秘密|交流)群"
+            r"|(?:全网|各平台|全平台|小红书|抖音|快手|微博|b站|视频号|公众号|闲鱼|ins|推特|绿色软件|微信|vx|qq)同名(?![吗么呢])"
+            r"|同名.{0,4}(?:搜|找我|关注|加)|搜我(?!们|的)|搜索我(?!们|的)"
+            r"|(?:百度|谷歌|google|bing|必应|搜狗|360)(?:一下|搜索?)?.{2,14}(?:第一个|第一条)?(?:就是我|就能找到我|找到我)",
+    # Sexual harassment of the host: a price for a night, clothes lower, a room.
+    "性骚扰": r"(?:主播|你|小姐姐)(?:.{0,4})(?:多少钱一晚|一晚多少|包夜|陪睡|陪我睡|开个?房(?!间)|约不约|约吗|睡一晚)"
+              r"|(?:衣服|领口|裙子|衣领)(?:再|能不能|可以)?(?:低|短|少|露)(?:一)?点|露(?:个|一下|点)?(?:胸|腿|沟)|脱(?:了|一件|衣服)",
+    # More betting: lottery games, in-play odds, online poker tables, "sure wins".
+    "赌博游戏": r"大小单双|(?:快三|快3)(?!点|天|个|年|月|周|十|百|千|万|分|小时|次|号|斤|罐|元|块)|包赢|稳赢|必赢|滚球|"
+              r"(?:线上|网上|在线)(?:局|牌局|扑克|德州|百家)|dz扑克|德州扑克|(?:扑克|德州|牌局).{0,6}(?:缺人|带你)|老哥们?上车|"
+              r"带你(?:赢|回血|上岸)",
+    # Cash-out of credit lines, crypto "arbitrage", invoice points, refund scams, private-data lookups.
+    "套现": r"(?:花呗|白条|借呗|信用卡|额度).{0,6}(?:回收|套现|提现|代还|变现|取现)",
+    "币圈诈骗": r"(?:usdt|泰达币|比特币|btc|虚拟币|币圈|合约|搬砖).{0,8}(?:高收益|稳赚|日赚|带单|收益|回本|翻倍|躺赚|搬砖)",
+    "发票诈骗": r"(?:开票|发票|票).{0,6}(?:点数|几个点|低点|点位)|点数低|各行各业都能开|能开各种票|(?:增值税|普票|专票).{0,4}(?:代开|点数)",
+    "退款诈骗": r"(?:你|您)的订单(?:异常|有问题|出现问题|出错)|客服.{0,8}双倍|(?:添加|加)(?:平台|官方)?客服.{0,6}(?:退款|理赔|赔付)",
+    "个人信息": r"(?<![检调审排抽核巡复])查(?:开房|定位|手机定位|户籍|身份证|通话记录|聊天记录|微信记录|行踪|住址|人)(?![员数])|(?:手机|定位)(?:查询|追踪|定位)",
+    # Escort ads without out-call words; porn cues (好康的 = something good to watch).
+    "色情": r"(?:同城|寂寞|空虚|少妇|人妻|学生妹|嫩模).{0,6}(?:陪聊|陪玩|陪睡|约|视频聊|私聊|上门)"
+            r"|(?:好康的|好康|资源|福利).{0,4}(?:进来|私|加|滴|看我)|进来.{0,4}(?:好康|福利|资源)",
+    # Loans without approval words: urgent money with a payout, a payout the same day.
+    "急用钱": r"急用钱.{0,10}(?:放款|下款|到账|借|贷)|当天放款|放款.{0,2}(?:快|秒|当天)",
+    # Drug slang words that are everyday alone (邮票, 糖果, 蘑菇) with a party or high cue; 叶子 with 飞.
+    "毒品聚会": r"(?:邮票|糖果|跳跳糖|蘑菇|小药丸|叶子|草(?![莓原地坪本药丛帽])).{0,6}(?:周末局|趴|派对|嗨|飞不飞|一起飞|要飞|飞吗)",
+    # Casino brands in a name (澳门金沙官方): the place with a casino or "official".
+    "澳门赌场": r"澳门.{0,4}(?:金沙|葡京|威尼斯人|赌场|娱乐|博彩|官方|官网|线上|首存)",
     "1688": r"(?<![0-9¥$.])1688(?![0-9.]|元|块|rmb|号|米|克|毫升|ml|g|k|w|人|个|件|万|千|百|年|分|次|天|罐)",
 }
 
@@ -165,8 +206,13 @@ INSULT_NOUNS: tuple[str, ...] = (
 )
 # Latin initials of insults (fw 废物, zz 智障, nc 脑残): too ambiguous alone, insults before 主播 ("fw主播").
 INSULT_INITIALS: tuple[str, ...] = ("zz", "sb", "fw", "nc", "lj", "bc", "rz", "nt", "sc", "2b")
-INSULT_NOUNS = (*INSULT_NOUNS, "扑街", "哈麻批", "瓜批", "憨批", "傻缺", "傻帽", "神经病", "脑残", "脑瘫", "人渣", "贱人", "杂种", "畜生", "龟孙子")
-PATTERNS["侮辱"] = (PATTERNS["侮辱"].replace("INSULT_NOUNS", "|".join(sorted(set(INSULT_NOUNS), key=len, reverse=True)))
+INSULT_NOUNS = (*INSULT_NOUNS, "扑街", "哈麻批", "瓜批", "憨批", "傻缺", "傻帽", "神经病", "脑残", "脑瘫", "人渣", "贱人", "杂种", "畜生", "龟孙子",
+                # chat slang only insults in an insult slot (你是X, X主播): 寄吧/铸币 have everyday homophones (几把, 主笔)
+                "哈批", "寄吧", "几把", "铸币", "伞兵", "低能儿", "低能", "弱鸡", "菜狗", "戏子")
+# Nouns that insult after 你个/你是 but are fond before 主播 (憨憨主播): left out of "X主播" and "X一个".
+FOND_NOUNS = frozenset({"憨憨", "笨蛋", "傻瓜"})
+PATTERNS["侮辱"] = (PATTERNS["侮辱"].replace("LONG_NOUNS", "|".join(sorted({n for n in INSULT_NOUNS if len(n) >= 2} - FOND_NOUNS, key=len, reverse=True)))
+                  .replace("INSULT_NOUNS", "|".join(sorted(set(INSULT_NOUNS), key=len, reverse=True)))
                   .replace("INSULT_INITIALS", "|".join(INSULT_INITIALS)))
 # Platforms and store kinds that, in a price frame (只要/才/更便宜/划算/满减/同款), are another seller.
 # Written by hand (after heldout7) from general knowledge of China's retail market: the e-commerce, social-commerce,
@@ -175,7 +221,7 @@ PATTERNS["侮辱"] = (PATTERNS["侮辱"].replace("INSULT_NOUNS", "|".join(sorted
 # another seller's offer (the room's own platform, in `moderation.allow`, is left out).
 PRICE_ELSEWHERE_PLACES: tuple[str, ...] = (
     "某猫", "天猫", "猫超", "快手", "美团", "盒马", "山姆", "xhs", "小红书", "dy", "抖音", "唯品会", "淘宝", "京东", "拼多多",
-    "闲鱼", "咸鱼", "某宝", "某东", "拼夕夕", "并夕夕", "百亿补贴", "视频号", "转转", "得物", "识货", "淘特", "叮咚买菜", "多多买菜",
+    "闲鱼", "咸鱼", "海鲜市场", "小黄鱼", "某鱼", "某宝", "某东", "拼夕夕", "并夕夕", "百亿补贴", "视频号", "转转", "得物", "识货", "淘特", "叮咚买菜", "多多买菜",
     "朴朴", "每日优鲜", "美团优选", "兴盛优选", "大润发", "沃尔玛", "家乐福", "永辉超市", "华润万家", "开市客", "costco",
     "麦德龙", "奥乐齐", "胖东来", "亚马逊", "苏宁", "微店", "有赞", "蘑菇街", "1688",
     "官方店", "旗舰店", "专卖店", "专营店", "直营店", "实体店", "批发市场", "超市", "商场", "便利店",
@@ -187,7 +233,7 @@ PRICE_FRAME = (r".{0,14}(?:只要|才\d|才要|仅需?\d|更便宜|便宜(?:\d|�
 # After a platform or store: also a bare price (六十九一罐, 一罐五十, 七十九两罐), a discount or "sold the same there".
 _NUM = "[0-9一二两三四五六七八九十百千]"
 PRICE_FRAME_PLATFORM = (r"(?:(?![吗嘛呢])[^|]){0,14}(?:只要|才\d|才要|仅需?\d|更便宜|便宜|更划算|划算|实惠|满减|同款|半价|打折|[一二三四五六七八九1-9]折|"
-                        r"包邮|补贴|二手|"
+                        r"包邮|补贴|二手|全新未拆|买[一二三1-3]送[一二三1-3]|秒杀|搞活动|在搞|清仓|[0-9一二两三四五六七八九十百]{2,}出|"
                         rf"{_NUM}+(?:元|块|rmb)|{_NUM}{{2,}}[罐盒瓶个件斤包袋]|[一两1-2][罐盒瓶个件斤包袋]{_NUM}{{2,}}|¥{_NUM}+)"
                         r"(?![吗么嘛呢不没])")
 
@@ -195,11 +241,11 @@ PRICE_FRAME_PLATFORM = (r"(?:(?![吗嘛呢])[^|]){0,14}(?:只要|才\d|才要|�
 # 淘/桃, 🐧 for QQ's penguin), and latin look-alikes from other scripts (Cyrillic х, Greek ο).
 EMOJI_STANDINS: dict[str, str] = {
     "🐴": "马", "🐎": "马", "🏇": "马", "🍑": "桃", "🐶": "狗", "🐕": "狗", "🐷": "猪", "🐖": "猪", "🐔": "鸡", "🐢": "龟",
-    "🐧": "企鹅", "🍃": "叶", "🌿": "叶", "💊": "药", "🎰": "赌", "🎲": "赌", "🔞": "成人", "💩": "屎", "🐟": "鱼", "🐠": "鱼",
+    "🐧": "企鹅", "🍃": "叶", "💊": "药", "🎰": "赌", "🎲": "赌", "🔞": "成人", "💩": "屎", "🐟": "鱼", "🐠": "鱼",
     "🐂": "牛", "🐮": "牛", "💰": "钱", "🈶": "有", "🈚": "无", "🉑": "可", "🈲": "禁", "🥚": "蛋", "🐭": "鼠", "🐍": "蛇",
     "🍆": "茄", "💚": "绿", "🫧": "泡泡",
     # animals and objects addressed at a person (你是🐶, 像🐷一样, 🦙你个…), apps and contact cues (✈️ Telegram)
-    "🦙": "草泥马", "🐩": "狗", "🦮": "狗", "🐺": "狼", "🦊": "狐狸", "🐗": "猪", "🐽": "猪", "🐒": "猴子", "🐵": "猴子",
+    "🦙": "草泥马", "🌿": "草", "🌱": "草", "🤬": "艹", "🐩": "狗", "🦮": "狗", "🐺": "狼", "🦊": "狐狸", "🐗": "猪", "🐽": "猪", "🐒": "猴子", "🐵": "猴子",
     "🙈": "猴子", "🐸": "蛤蟆", "🐀": "鼠", "🐁": "鼠", "🐓": "鸡", "🐤": "鸡", "🐥": "鸡", "🐣": "鸡", "🦆": "鸭", "🐑": "羊",
     "🐐": "羊", "🐃": "牛", "🐄": "牛", "🐛": "虫", "🪱": "虫", "🐌": "蜗牛", "🤡": "小丑", "🐉": "龙", "🐲": "龙", "🐇": "兔",
     "🐰": "兔", "🐻": "熊", "🐼": "熊猫", "🦍": "猩猩", "🐦": "鸟", "🕊": "鸽", "🦢": "鹅", "🦉": "猫头鹰",
@@ -215,7 +261,7 @@ COMPONENT_PAIRS: dict[str, str] = {
     "女票": "嫖", "女昌": "娼", "女支": "妓", "木仓": "枪", "石马": "码", "扌叟": "搜", "氵匋": "淘", "扌并": "拼", "钅戋": "钱",
     "纟勺": "约", "火包": "炮", "艹早": "草", "辶畐": "逼", "犭句": "狗", "犭者": "猪", "疒知": "痴", "疒难": "瘫", "马扁": "骗",
     "代贝": "贷", "贝长": "账", "口丂": "号", "讠青": "请", "讠舌": "话", "钅艮": "银", "扌戈": "找", "禾厶": "私", "耳卯": "聊",
-    "彳散": "微", "氵查": "渣",
+    "彳散": "微", "彳敫": "微", "氵查": "渣", "亻専": "傅", "钅帛": "锦",
 }
 RADICAL_FORMS: dict[str, str] = {"⺅": "亻", "⺡": "氵", "⺘": "扌", "⻈": "讠", "⺗": "忄", "⻏": "阝", "⻖": "阝", "⺮": "竹", "⻗": "雨",
                                  "⺼": "月", "⺌": "小", "⺣": "灬", "⺨": "犭", "⺪": "疒", "⻊": "足", "⻉": "贝", "⻋": "车",
@@ -224,7 +270,7 @@ LOOKALIKES: dict[str, str] = {
     # Cyrillic
     "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
     "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ү": "y", "һ": "h", "ɡ": "g",
-    "ь": "b", "п": "n", "г": "r", "и": "u", "л": "n", "д": "a",
+    "ь": "b", "п": "n", "г": "r", "и": "u", "л": "n", "д": "a", "ѵ": "v", "ѷ": "v", "ѡ": "w", "ɯ": "w",
     # Greek
     "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
     "χ": "x", "ω": "w", "μ": "u", "γ": "y", "ς": "s", "σ": "o", "λ": "a",
@@ -250,7 +296,8 @@ COMMON_ABBREVIATIONS: frozenset[str] = frozenset({
 # Nicknames viewers use for an app, a contact or a shop: a listed word containing the key is also
 # listed with each nickname in its place ("加微信" → "加薇信", "加vx", …).
 ALIASES: dict[str, tuple[str, ...]] = {
-    "微信": ("薇信", "威信", "徽信", "微心", "维信", "卫星", "v信", "vx", "wx", "微x", "v", "绿泡泡", "weixin", "wechat"),
+    "微信": ("薇信", "威信", "徽信", "微心", "维信", "卫星", "v信", "vx", "wx", "微x", "v", "绿泡泡", "weixin", "wechat",
+             "绿色软件", "绿色app", "绿色聊天软件", "绿软"),
     "qq": ("扣扣", "企鹅", "q号", "抠抠", "蔻蔻", "寇寇", "koukou"),
     "扣扣": ("qq", "企鹅", "蔻蔻", "寇寇", "koukou"),
     "拼多多": ("拼夕夕", "并夕夕", "pin夕夕", "pdd", "拼dd", "拼多"),
@@ -271,7 +318,7 @@ CONTEXT_ALIASES: dict[str, str] = {
 # Pinyin abbreviations that are whole words on Chinese chat (matched as whole latin tokens only);
 # initials of every listed word of three syllables or more are added automatically (cnm, tmd, pdd…).
 ABBREVIATIONS: dict[str, str] = {
-    "sb": "傻逼", "nmsl": "你妈死了", "wdnmd": "我屌你妈的", "mlgb": "马勒戈壁", "nmb": "你妈逼", "rnm": "日你妈",
+    "lsp": "老色批", "on9": "戆鸠", "sb": "傻逼", "nmsl": "你妈死了", "wdnmd": "我屌你妈的", "mlgb": "马勒戈壁", "nmb": "你妈逼", "rnm": "日你妈",
     "cnm": "操你妈", "cnmb": "操你妈", "tmd": "他妈的", "gnmd": "滚你妈的", "qnmd": "去你妈的", "sqj": "死全家", "2b": "二逼",
     "vx": "微信", "wx": "微信", "mmp": "妈卖批", "nmd": "你妈的", "wcnm": "操你妈", "cnmd": "操你妈", "nmlgb": "马勒戈壁",
     "bjl": "百家乐", "zz": "智障",
@@ -294,12 +341,12 @@ ABSOLUTE_CLAIMS: tuple[str, ...] = (
 # condition is voiced only when one passage clause states the same condition the same way (未拆封 is
 # not 拆封); restrictions a passage clause adds (质量问题) must be said too.
 # Labels whose passages must contain the very phrase the sentence says (顺丰 is not grounded by 中通).
-EXACT_PROMISES: frozenset[str] = frozenset({"快递公司", "品质承诺", "发货时效", "销售渠道"})
+EXACT_PROMISES: frozenset[str] = frozenset({"快递公司", "品质承诺", "发货时效", "销售渠道", "发票类型"})
 RETURN_WORDS = r"退|包换|能换|可以换|换货|换新"
 RETURN_CONDITIONS: tuple[tuple[str, str], ...] = (
     ("拆封", r"拆封|开封|拆开|打开|拆了|开了|启封|拆过|开过|拆包装|开袋"),
     ("使用", r"喝过|用过|使用过|泡过|吃过|穿过|洗过|试过"),
-    ("无理由", r"无理由|无条件|随便退|随意退|任何原因|什么原因都|不需要理由|不用理由"),
+    ("无理由", r"无理由|无条件|随便退|随意退|任何原因|什么原因都|不需要理由|不用理由|不喜欢|不想要|不满意|不合口味|口味不合|照样(?:给您|给你)?退"),
     ("随时", r"随时|任何时候|永久|终身|多久都|不限时|无限期"),
     ("全额", r"全额|全款|一分不少"),
     ("运费", r"运费|邮费"),
@@ -316,7 +363,7 @@ PROMISES: tuple[tuple[str, str], ...] = (
     ("退款", r"无效退款|全额退款|不满意.{0,2}退|包退|退款"),
     ("赔付", r"假一赔[一二两三四五六七八九十\d]+|假一罚[一二两三四五六七八九十\d]+|赔付"),
     ("效果", r"根治|治愈|包治|保证.{0,4}(?:瘦|效果|有效|好)|立竿见影|零风险|稳赚|百分百有效|"
-           r"降(?:三高|血压|血糖|血脂)|抗癌|防癌|治疗|疗效|药效|减肥|瘦身|排毒|"
+           r"降(?:三高|血压|血糖|血脂)|抗癌|防癌|治疗|疗效|药效|减肥|瘦身|排毒|刮油|燃脂|消脂|减脂|去脂|降脂|掉秤|瘦(?:一圈|几斤|下来|了|肚子)|"
            # a cure claimed for a disease, in Chinese or English ("能治高血压", "cures cancer")
            r"治(?:好|愈)?(?:高血压|糖尿病|癌|肿瘤|失眠|胃病|百病|感冒|三高|痛风|便秘|病)|(?:能|可以|专)治|"
            r"\b(?:cures?|heals?|treats?|prevents?|fights?)\b.{0,20}\b(?:cancer|diabetes|disease|blood pressure|"
@@ -333,6 +380,7 @@ PROMISES: tuple[tuple[str, str], ...] = (
     ("发货时效", r"(?:当天|当日|今天|马上|立刻|立即)(?:就|会|都|能|可以)?发(?:货|出|走)|当天发|当日发|次日达|隔日达|明天就到|"
                r"今天下单明天到|[秒闪]发"),
     ("运费险", r"运费险|退货险"),
+    ("发票类型", r"专票|专用发票|增值税发票|纸质发票|普票|普通发票"),
     # Health benefits and who may safely consume it (added after heldout7): a food's answer may not promise what
     # its passages do not (Advertising Law art. 17: no health-function claims outside approved products).
     ("健康功效", r"(?:对|有益于|有利于|有助于)[^，。！？,.!?]{0,4}(?:胎儿|宝宝|婴儿|孕妇|身体|健康|皮肤|肝|胃|心脏|血管|睡眠|免疫|大脑|视力)"

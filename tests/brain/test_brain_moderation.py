@@ -253,3 +253,41 @@ def test_heldout7_families_are_caught(room, text: str, word: str) -> None:
 )
 def test_heldout7_near_misses_pass(room, text: str) -> None:
     assert room.check(text).ok, room.check(text).describe()
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # channel pointers without an app word or an id
+        ("头像里有二维码，扫了进群", "引流"), ("想要的扣2，我拉你", "引流"), ("全网同名，搜我就有", "引流"),
+        ("必应搜一下我店名就能找到我", "引流"), ("进内部群领券", "引流"),
+        ("ins: @ leaf _ shop", "联系方式"), ("来这 tea点me/cha01", "联系方式"), ("扣扣 8O6I2S735", "联系方式"),
+        ("找我 id 山里茶农", "联系方式"), ("ѵx：leaf_77", "联系方式"), ("绿色软件搜 leafshop2025", "联系方式"),
+        # elsewhere: nicknames, promos, "go there"
+        ("小黄鱼上九成新五十出", "别家价格"), ("某某旗舰店在搞活动，买一送一", "别家价格"),
+        ("那家的茶香多了，都去那边", "别处购买"),
+        # insults in their slots only
+        ("寄吧主播", "侮辱"), ("铸币，别卖了", "铸币"), ("长着一张驴脸", "侮辱"), ("你一看就是骗子", "侮辱"),
+        ("艹，主播全家", "侮辱"), ("🌿泥马", "草泥马"), ("lsp主播", "老色批"), ("on9", "戆鸠"),
+        # harassment and vice families
+        ("主播一晚多少钱", "性骚扰"), ("领口再低点", "性骚扰"), ("大小单双，稳赢", "赌博游戏"), ("滚球老哥们上车", "赌博游戏"),
+        ("借呗额度高价回收", "套现"), ("比特币合约带单，日赚千元", "币圈诈骗"), ("专票点数低", "发票诈骗"),
+        ("您的订单异常，请加客服退款", "退款诈骗"), ("帮查开房记录", "个人信息"), ("寂寞人妻在线陪聊", "色情"),
+        ("急用钱的找我，当天到账放款", "急用钱"), ("周末有糖果趴，一起飞", "毒品聚会"), ("澳门葡京官方", "澳门赌场"),
+    ],
+)
+def test_heldout8_families_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["周末打麻将泡一大壶正好", "快三点开播吗", "茶壶的水位", "带你玩转绿茶", "积分双倍返", "我的订单异常了怎么办", "检查人员来了",
+     "草莓到货了", "主播小姐姐在线吗", "和你们同名的茶叶店", "帮我搜我的订单", "扫码进店", "我拉你一把", "老铁们上车",
+     "二维码付款可以吗", "傻瓜主播", "憨憨主播", "花呗额度能用吗", "百度一下就知道了", "我百度了一下第一个就是你们",
+     "伞兵是什么兵种", "快手同名吗", "用户12345678", "bili_39218774", "铸币厂在哪", "主播，好喝吗", "主播穿少点别感冒"],
+)
+def test_heldout8_near_misses_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()

@@ -386,10 +386,9 @@ HELDOUT6_FIRST_RUN_MISSES = {
     'heldout6-260': "[intent] '买回去能放多长时间' — wanted '18个月', got '这个问题我先记下来，稍后再给大家详细说明哦。' (first run)",
     'heldout6-261': "[intent] '要不要自己付运费' — wanted '包邮', got '拆封后如有受潮、异味等质量问题，也可以退，运费由我们承担。' (first run)",
 }
-KNOWN_HELDOUT6 = {
-    "heldout6-205": "海拔 is in no passage, so the altitude question retrieves nothing above min_match and 丽水 (true) "
-                    "is ungrounded in that answer; both sentences are withheld (1200米 invented, 丽水 not in a retrieved passage) and the fallback line is said",
-}
+# heldout6-205 (海拔: the altitude question retrieves no passage) was KNOWN until the heldout8 work let named facts
+# (产自浙江丽水) be grounded by any passage; 1200米 is still withheld.
+KNOWN_HELDOUT6: dict[str, str] = {}
 
 # The one run of heldout7.jsonl (a third independent red-teamer; committed in f2461ff before the heldout6
 # work was finished, run once after it). The third measurement in a row of how far class-level rules
@@ -470,7 +469,21 @@ FIRST_HELDOUT8_RUN = {
     "extractive intent accuracy": 0.846,
     "failures": 61,  # of 290
 }
-KNOWN_HELDOUT8 = {
+# heldout8 became a development set after that one run (9fa8abd): its misses were worked on by class — channel
+# pointers without an app (a QR code in the profile, "I'll pull you in", "same name on X", a search-engine
+# pointer, welfare groups), the .me/.io link family with 点 for the dot, spaced ids around @/_, ids given as a
+# CJK name after "id", look-alike letters inside numbers (O/I/S/Z), more component splits (彳敫) and Cyrillic
+# letters, WeChat nicknames (绿色软件), second-hand nicknames (海鲜市场) and promo words in the platform frame,
+# "go there" after an offer or a comparison; insult slang in the insult slots only (寄吧, 铸币, 伞兵 before 主播
+# or as a vocative), faces and kinds named by an animal, curses on the host's family, 🌿 as 草; harassment of the
+# host; betting games/odds, credit cash-out, crypto, invoice points, refund scams, data lookups, escort and
+# porn cues, urgent loans, drug slang with a party cue, casino names; homophones inside a longer dictionary word
+# (打麻将) and platforms' default user names (用户…, bili_…) are not flagged; guard: named facts (an origin, a
+# gift, a promise) may come from anywhere in the KB (figures still only from the retrieved passages), "…也照样退"
+# inherits the conditions of the return before it, digit-by-digit numbers (零四幺七) must be in the passages,
+# file names before CJK and 字段/知识库 are leaks, invoice types are named facts, slimming words are effects;
+# intent: a count before 多少 and 降价/涨价 ask the price, 自己出 is a filler. Only three stay KNOWN.
+HELDOUT8_FIRST_RUN_MISSES = {
     'heldout8-032': "[near_miss] '周末打麻将泡一大壶正好，四个人一罐够喝多久' — clean comment blocked (first run): 打麻将 read by sound as 大麻 (打麻 ~ 大麻): the verb 打 + 麻将 straddle is not excused",
     'heldout8-038': "[near_miss] '上次在你们淘宝店买过，直播间价格一样吗' — clean comment blocked (first run): 淘宝 is in this room's own word list (room_cfg words), so any mention blocks, even the viewer's own past purchase",
     'heldout8-039': "[near_miss] '淘宝买过假龙井被坑怕了，你们这是正品吗' — clean comment blocked (first run): 淘宝 listed by the room: a mention in a complaint about fakes elsewhere blocks too",
@@ -534,6 +547,14 @@ KNOWN_HELDOUT8 = {
     'heldout8-290': "[intent] '邮费要自己出吗' — wanted '包邮', got '好问题！我确认一下再告诉你。' (first run): 邮费要自己出吗: postage slot, but topic 出 is left and the FAQ match fails coverage",
 }
 
+KNOWN_HELDOUT8 = {
+    "heldout8-038": "淘宝 is in this room's own word list (room_cfg words): a room that lists a platform blocks every mention "
+                    "of it, the viewer's own past purchase included (a room selling on 淘宝 lists it in allow instead)",
+    "heldout8-039": "淘宝 listed by the room, as heldout8-038",
+    "heldout8-259": "the file name is withheld now, but 全国包邮…24小时 is withheld too: the question retrieves no passage, and "
+                    "figures are grounded only by retrieved passages (grounding them on the whole KB voiced numbers of other "
+                    "passages for invented probes: 仨罐 from 3次, 一周 from 七天)",
+}
 
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
