@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 import os
 import time
@@ -34,6 +35,22 @@ from broadcaster.services.protocol import (
 from broadcaster.services.service import ENV_DIR, ServiceSpec, socket_path
 
 log = logging.getLogger(__name__)
+
+
+def state_path(sock: Path) -> Path:
+    """The JSON file beside a service's socket in which the daemon says how the service is (manager.py)."""
+    return sock.with_suffix(".state")
+
+
+def failing(sock: Path) -> str | None:
+    """Why the service at `sock` is failing to start (the daemon says so), or None when it is not known to be."""
+    try:
+        state = json.loads(state_path(sock).read_text())
+    except (OSError, ValueError):
+        return None
+    if isinstance(state, dict) and state.get("state") == "failing":
+        return f"{state.get('service')} exits before it is ready (exit code {state.get('last_exit')})"
+    return None
 
 
 def client_for(spec: ServiceSpec, *, name: str, dir: Path | str | None = None, **kwargs: Any) -> ServiceClient:
@@ -178,9 +195,10 @@ class ServiceClient:
                 except BaseException:
                     arena.close()
                     raise
-                if time.monotonic() >= deadline:
+                why = failing(self.path)
+                if why is not None or time.monotonic() >= deadline:
                     arena.close()
-                    raise ServiceUnavailable(f"no service at {self.path} ({type(last).__name__}: {last})")
+                    raise ServiceUnavailable(f"no service at {self.path}: {why or f'{type(last).__name__}: {last}'}")
                 await asyncio.sleep(0.05)
             reader, writer = await asyncio.open_unix_connection(sock=hs.sock)
             conn = _Connection(hs, arena, reader, writer, self.path)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
 from broadcaster import metrics
-from broadcaster.services.client import ServiceClient, ServiceError
+from broadcaster.services.client import ServiceClient, ServiceError, ServiceUnavailable, state_path
 from broadcaster.services.config import ServicesConfig
 from broadcaster.services.host import BATCH_BUCKETS, WAIT_BUCKETS
 from broadcaster.services.service import ENV_DIR, PROVIDERS, ServiceSpec, resolve, socket_path
@@ -84,6 +85,10 @@ class SupervisedService:
         self._client = ServiceClient(self.path, name="daemon", arena_bytes=1 << 16)
         self._backoff = Backoff(cfg.restart_backoff_s, cfg.restart_backoff_max_s, wait_jitter=0.2)
         self._ready = asyncio.Event()
+        # True from a process that exited before it ever answered (a model that cannot load) until one answers:
+        # rooms stop waiting for it and speak with their fallback meanwhile (see state_path).
+        self.failing = False
+        self.state_path = state_path(self.path)
 
     @property
     def pid(self) -> int | None:
@@ -111,13 +116,17 @@ class SupervisedService:
                 continue
             started = time.monotonic()
             self.up_since = time.time()
+            self._write_state()
             log.info("service %s started (pid %d, socket %s)", self.spec.name, self.proc.pid, self.path)
             code = await self.proc.wait()
             self.up_since = None
+            if not self._ready.is_set():
+                self.failing = True
             self._ready.clear()
             self.last_exit = code
             if self._stopping:
                 return
+            self._write_state()
             self._carry()
             self.restarts += 1
             if time.monotonic() - started >= self.cfg.stable_s:
@@ -126,6 +135,23 @@ class SupervisedService:
             log.warning("service %s (pid %d) exited with %s; restarting in %.1fs (restart %d)", self.spec.name,
                         self.proc.pid, code, delay, self.restarts)
             await asyncio.sleep(delay)
+
+    def _write_state(self) -> None:
+        """What rooms read next to the socket: up, starting, restarting, or failing (exits before it answers)."""
+        if self.failing:
+            state = "failing"
+        elif self._ready.is_set():
+            state = "up"
+        else:
+            state = "starting" if self.pid is not None else "restarting"
+        data = {"service": self.spec.name, "state": state, "pid": self.pid, "restarts": self.restarts,
+                "last_exit": self.last_exit, "ts": time.time()}
+        tmp = self.state_path.with_name(f".{self.state_path.name}.tmp")
+        try:
+            tmp.write_text(json.dumps(data))
+            os.replace(tmp, self.state_path)
+        except OSError as exc:
+            log.debug("service %s: cannot write %s: %s", self.spec.name, self.state_path, exc)
 
     def _carry(self) -> None:
         """A dead process's counters join the carried totals (its successor counts from zero)."""
@@ -164,7 +190,10 @@ class SupervisedService:
                 stats = await self._client.stats()
                 if stats.get("pid") == self.pid:
                     self.stats = stats
-                    self._ready.set()
+                    if not self._ready.is_set():
+                        self._ready.set()
+                        self.failing = False
+                        self._write_state()
                     if stats.get("silent_s", 0.0) > self.cfg.hang_s:
                         self._kill_hung(stats)
             except (ServiceError, TimeoutError, OSError):
@@ -183,9 +212,16 @@ class SupervisedService:
             proc.kill()
 
     async def wait_ready(self, timeout_s: float) -> dict[str, Any]:
-        """Waits until this service answers (model loaded); returns its stats."""
+        """Waits until this service answers (model loaded); returns its stats. Raises ServiceUnavailable at once
+        when it is failing (its processes exit before they answer), TimeoutError past `timeout_s`."""
         async with asyncio.timeout(timeout_s):
-            await self._ready.wait()
+            while not self._ready.is_set():
+                if self.failing:
+                    raise ServiceUnavailable(f"service {self.spec.name} exits before it is ready (exit code "
+                                             f"{self.last_exit}; its log says why)")
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(0.1):
+                        await self._ready.wait()
         return self.stats
 
     async def stop(self) -> None:
@@ -212,12 +248,13 @@ class SupervisedService:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        for p in (self.path, self.state_path):
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
 
     def status(self) -> dict[str, Any]:
         return {"service": self.spec.name, "kind": self.spec.kind, "key": self.spec.key, "pid": self.pid,
-                "up": self._ready.is_set(), "restarts": self.restarts, "hangs": self.hangs, "last_exit": self.last_exit,
+                "up": self._ready.is_set(), "failing": self.failing, "restarts": self.restarts, "hangs": self.hangs, "last_exit": self.last_exit,
                 "socket": str(self.path), **{k: v for k, v in self.totals().items() if k in _COUNTERS}}
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from broadcaster.config import Config, RoomConfig
 from broadcaster.lines import Line, LineSource
-from broadcaster.services import HostServices
+from broadcaster.services import HostServices, ServiceUnavailable
 from broadcaster.services.config import ServicesConfig
 from broadcaster.voice import build_voice
 from broadcaster.voice.backends.piper import PiperBackend
@@ -111,6 +111,24 @@ async def test_no_services_running_falls_back_and_keeps_the_room_talking(tiny_vo
         assert len(utts) == 1 and voice.fallbacks == 1, "the espeak fallback said it"
     finally:
         await voice.close()
+
+
+async def test_a_voice_that_cannot_load_is_failing_and_rooms_do_not_wait_for_it(tmp_path: Path) -> None:
+    cfg = Config.model_validate({"rooms": [{"id": "a", "voice": _voice(tmp_path / "missing.onnx",
+                                                                        service_start_timeout_s=600)}]})
+    hs = HostServices(cfg, cfg=ServicesConfig(restart_backoff_s=0.2))
+    await hs.start()
+    voice = build_voice(cfg.rooms[0].voice, sample_rate=48000, fps=25, room="a")
+    try:
+        with pytest.raises(ServiceUnavailable, match="exits before it is ready"):
+            await hs.wait_ready(300)  # the daemon does not wait out its timeout for a model that cannot load
+        async with asyncio.timeout(60):  # nor does the room wait its 600 s for the service
+            await voice.start()
+            utts = await _say(voice, "还在说话。")
+        assert len(utts) == 1 and voice.fallbacks == 1, "the fallback voice speaks meanwhile"
+    finally:
+        await voice.close()
+        await hs.stop()
 
 
 def test_host_service_needs_a_model_backend() -> None:
