@@ -56,7 +56,14 @@ def wanted_specs(config: Config, providers: Iterable[str] = PROVIDERS,
     cfg = cfg or services_config(config)
     out: dict[str, ServiceSpec] = {}
     for provider in providers:
-        for spec in resolve(provider)(config):
+        try:
+            specs = resolve(provider)
+        except ImportError as exc:
+            # An optional kind whose extra is not installed (the face without torch): its rooms use their
+            # fallbacks; every other service still runs.
+            log.warning("services: %s is unavailable (%s); its services are not started", provider, exc)
+            continue
+        for spec in specs(config):
             tuning = cfg.batching(spec.kind)
             spec = spec.model_copy(update={"max_batch": tuning.max_batch, "max_wait_ms": tuning.max_wait_ms,
                                            "log_level": config.daemon.log_level,
@@ -363,4 +370,9 @@ class _Collector:
 
 
 _COLLECTOR = _Collector()
+
+
+def running_services(kind: str) -> list[SupervisedService]:
+    """The services of one kind every started HostServices in this process runs (for a kind's own metrics)."""
+    return [s for host in list(_COLLECTOR.hosts) for s in host.services.values() if s.spec.kind == kind]
 metrics.REGISTRY.register(_COLLECTOR)
