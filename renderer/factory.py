@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -14,7 +15,7 @@ from renderer.base import FrameState
 from renderer.config import AvatarConfig
 from renderer.errors import AvatarError
 from renderer.idle import IdleMotion, Pose
-from renderer.layers import paste
+from renderer.layers import Layer, blend_layer, paste
 from renderer.overlays import Overlays
 from renderer.rig import Rig
 
@@ -62,12 +63,12 @@ class CompositeAvatar:
         self.idle = IdleMotion(cfg.idle, cfg.seed)
         self._body_frame = np.empty((height, width, 3), np.uint8)
         self._body_key: object = None
-        # render_next's two buffers, and per buffer what it holds beyond the body picture: the body key it
-        # was drawn over and the rectangles features and overlays drew into (restored from the body
-        # picture next time instead of copying the whole frame: ~0.3 ms of a 720p frame's budget).
+        # render_next's two buffers, and per buffer what it holds beyond the body picture (_Drawn): restored
+        # from the body picture next time instead of copying the whole frame (~0.3 ms of a 720p frame), and
+        # overlays still in place are not drawn again.
         self._ring = [np.empty((height, width, 3), np.uint8) for _ in range(2)]
         self._ring_at = 0
-        self._drawn: list[tuple[object, list[tuple[int, int, int, int]]] | None] = [None, None]
+        self._drawn: list[_Drawn | None] = [None, None]
 
     def prepare(self, subtitle: str = "", banner: str = "") -> None:
         """Draw a coming subtitle/banner into the overlay cache now (thread-safe), so the frame that first
@@ -93,34 +94,80 @@ class CompositeAvatar:
         self._drawn[i] = self._draw(self._ring[i], state, drawn)
         return self._ring[i]
 
-    def _draw(self, frame: np.ndarray, state: FrameState,
-              drawn: tuple[object, list[tuple[int, int, int, int]]] | None,
-              ) -> tuple[object, list[tuple[int, int, int, int]]] | None:
-        """Draws into `frame`. With `drawn` (what `frame` holds: the body key it was drawn over and the
-        rectangles drawn on top), only those rectangles are restored when the body has not moved since.
-        Returns what `frame` holds now, or None when that cannot be told (a figure that draws everywhere)."""
+    def _draw(self, frame: np.ndarray, state: FrameState, drawn: _Drawn | None) -> _Drawn | None:
+        """Draws into `frame`. With `drawn` (what `frame` holds) and the body unmoved since, only what was
+        drawn over the body is restored, and overlays unchanged and untouched by the features stay as they
+        are. Returns what `frame` holds now, or None when that cannot be told (a figure that draws everywhere)."""
         pose = self.idle.pose(state.n, state.fps or self.fps, state.openness)
         figure = self.figure
-        if isinstance(figure, RigFigure) and not self.background.is_video:
-            # Background + body change only when the body moves a whole pixel or breathing changes
-            # its row map (every few frames): keep that picture and redraw only the features.
-            key = figure.renderer.body_key(state, pose)
-            if key != self._body_key:
-                np.copyto(self._body_frame, self.background.frame(state.n))
-                figure.renderer.draw_body(self._body_frame, key)
-                self._body_key = key
-            if drawn is not None and drawn[0] == key:
-                for x, y, w, h in drawn[1]:
-                    paste(frame, self._body_frame[max(0, y) : y + h, max(0, x) : x + w], max(0, x), max(0, y))
-            else:
-                np.copyto(frame, self._body_frame)
-            rects = figure.renderer.draw_features(frame, state, pose, key)
-            return key, rects + self.overlays.draw(frame, state)
-        if not figure.covers_canvas:
-            np.copyto(frame, self.background.frame(state.n))
-        figure.render_into(frame, state, pose)
-        self.overlays.draw(frame, state)
-        return None
+        placed = self.overlays.placed(state)
+        if not isinstance(figure, RigFigure) or self.background.is_video:
+            if not figure.covers_canvas:
+                np.copyto(frame, self.background.frame(state.n))
+            figure.render_into(frame, state, pose)
+            for layer, dx, dy in placed:
+                blend_layer(frame, layer, dx, dy)
+            return None
+        # Background + body change only when the body moves a whole pixel or breathing changes its row map
+        # (every few frames): keep that picture and redraw only the features.
+        key = figure.renderer.body_key(state, pose)
+        if key != self._body_key:
+            np.copyto(self._body_frame, self.background.frame(state.n))
+            figure.renderer.draw_body(self._body_frame, key)
+            self._body_key = key
+        body = self._body_frame
+        if drawn is None or drawn.key != key:
+            np.copyto(frame, body)
+            drawn = _Drawn(key, [], [])
+        # Overlays are drawn after the features: one stays in place (not restored, not drawn again) when it is
+        # the same layer at the same spot as in this buffer, every overlay before it stays too, and no feature
+        # rectangle, old or new, reaches under it.
+        kept = 0
+        for old, new in zip(drawn.overlays, placed, strict=False):
+            if old[0] is not new[0] or old[1:] != new[1:] or _touches(_rect(*new), drawn.features):
+                break
+            kept += 1
+        stale = [_rect(*o) for o in drawn.overlays[kept:]]
+        if any(_touches(_rect(*o), stale) for o in placed[:kept]):
+            kept, stale = 0, [_rect(*o) for o in drawn.overlays]
+        for rect in drawn.features + stale:
+            _restore(frame, body, rect)
+        features = figure.renderer.draw_features(frame, state, pose, key)
+        if any(_touches(_rect(*o), features) for o in placed[:kept]):
+            # A feature moved under an overlay that was kept (never in the default layout): start over.
+            np.copyto(frame, body)
+            features = figure.renderer.draw_features(frame, state, pose, key)
+            kept = 0
+        for layer, dx, dy in placed[kept:]:
+            blend_layer(frame, layer, dx, dy)
+        return _Drawn(key, features, placed)
+
+
+Rect = tuple[int, int, int, int]  # x, y, w, h in canvas px
+
+
+@dataclass(slots=True)
+class _Drawn:
+    """What a render_next buffer holds: the body picture of `key`, the features' rectangles drawn over it, and
+    the overlays (layer, dx, dy) drawn last."""
+
+    key: object
+    features: list[Rect]
+    overlays: list[tuple[Layer, int, int]]
+
+
+def _rect(layer: Layer, dx: int, dy: int) -> Rect:
+    return layer.x + dx, layer.y + dy, layer.w, layer.h
+
+
+def _touches(rect: Rect, others: list[Rect]) -> bool:
+    x, y, w, h = rect
+    return any(x < ox + ow and ox < x + w and y < oy + oh and oy < y + h for ox, oy, ow, oh in others)
+
+
+def _restore(frame: np.ndarray, body: np.ndarray, rect: Rect) -> None:
+    x, y, w, h = rect
+    paste(frame, body[max(0, y) : y + h, max(0, x) : x + w], max(0, x), max(0, y))
 
 
 class RigFigure:

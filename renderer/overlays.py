@@ -106,8 +106,9 @@ class Overlays:
             )
         return layer, x, y
 
-    def draw(self, frame: np.ndarray, state: FrameState) -> list[tuple[int, int, int, int]]:
-        """Draws the frame's overlays; returns the rectangles (x, y, w, h) drawn into."""
+    def placed(self, state: FrameState) -> list[tuple[Layer, int, int]]:
+        """The frame's overlays in drawing order, each (layer, dx, dy): drawn at (layer.x + dx, layer.y + dy).
+        Layers come from caches, so the same overlay is the same object frame after frame."""
         cfg = self.cfg
         placed: list[tuple[Layer, int, int]] = []
         if cfg.banner.enabled and state.banner:
@@ -118,6 +119,8 @@ class Overlays:
             placed.append((self.logo, 0, 0))
         if self.label is not None:
             placed.append((self.label, 0, 0))
-        for layer, dx, dy in placed:
+        return placed
+
+    def draw(self, frame: np.ndarray, state: FrameState) -> None:
+        for layer, dx, dy in self.placed(state):
             blend_layer(frame, layer, dx, dy)
-        return [(layer.x + dx, layer.y + dy, layer.w, layer.h) for layer, dx, dy in placed]

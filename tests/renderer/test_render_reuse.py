@@ -4,6 +4,7 @@ render draws, and the frame it returned last stays intact while the next one is 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from renderer.base import FrameState, Viseme
 from renderer.config import AvatarConfig
@@ -19,9 +20,16 @@ def _state(n: int) -> FrameState:
                       subtitle=f"第{n // 50}句字幕" if speaking else "", banner="@观众: 多少钱？" if speaking else "")
 
 
-def test_render_next_is_pixel_identical_to_render_and_keeps_the_last_frame() -> None:
-    fresh = build_avatar(AvatarConfig(), 640, 360, 25)
-    reusing = build_avatar(AvatarConfig(), 640, 360, 25)
+# The default layout (overlays clear of the head) and one whose banner and subtitle reach over the head, where
+# overlays kept in place must be given up whenever a feature is redrawn beneath them.
+LAYOUTS = [{}, {"overlays": {"subtitle": {"position": "middle"}, "banner": {"position": "top"}}}]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=["default", "overlays-over-head"])
+def test_render_next_is_pixel_identical_to_render_and_keeps_the_last_frame(layout: dict) -> None:
+    cfg = AvatarConfig.model_validate(layout)
+    fresh = build_avatar(cfg, 640, 360, 25)
+    reusing = build_avatar(cfg, 640, 360, 25)
     previous: tuple[np.ndarray, np.ndarray] | None = None
     body_moves = 0
     key = None
