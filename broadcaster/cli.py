@@ -37,7 +37,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _setup_logging(config.daemon.log_level, config.daemon.log_format)
     faults.arm_from_env()  # chaos tests only: VA_FAULTS unset arms nothing
     faulthandler.enable()  # a watchdog SIGABRT leaves every thread's stack in the journal
-    return asyncio.run(Daemon(config, Path(args.config).resolve()).run())
+    # Absolute, not resolved: a Kubernetes ConfigMap file is a symlink into a ..<timestamp> folder that the
+    # kubelet replaces at every edit; the watcher must keep reading the path the operator named.
+    return asyncio.run(Daemon(config, Path(os.path.abspath(args.config))).run())
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

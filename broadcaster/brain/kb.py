@@ -184,10 +184,17 @@ def faq_pairs(data: Any) -> list[tuple[str, str]] | None:
     return pairs
 
 
+def kb_files(root: Path) -> list[Path]:
+    """The KB's files, sorted (so ids are stable). Hidden paths are skipped: a Kubernetes ConfigMap mount holds
+    every file twice, once more under its ..<timestamp> folder, and editors leave .swp/.~ files."""
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES
+                  and not any(part.startswith(".") for part in p.relative_to(root).parts))
+
+
 def load_corpus(root: Path, chunk_chars: int = 300) -> Corpus:
-    """Reads every Markdown/YAML/text file under root (sorted, so ids are stable) into passages."""
+    """Reads every Markdown/YAML/text file under root into passages."""
     corpus = Corpus()
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES):
+    for path in kb_files(root):
         rel = path.relative_to(root).as_posix()
         try:
             text = path.read_text(encoding="utf-8")
@@ -234,10 +241,9 @@ def files_signature(root: Path) -> tuple[tuple[str, int, int], ...]:
     if not root.is_dir():
         return ()
     out = []
-    for p in sorted(root.rglob("*")):
-        if p.is_file() and p.suffix.lower() in _SUFFIXES:
-            st = p.stat()
-            out.append((p.as_posix(), st.st_mtime_ns, st.st_size))
+    for p in kb_files(root):
+        st = p.stat()
+        out.append((p.as_posix(), st.st_mtime_ns, st.st_size))
     return tuple(out)
 
 

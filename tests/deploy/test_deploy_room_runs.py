@@ -59,8 +59,6 @@ def test_check_fails_when_a_secret_the_config_needs_is_missing(tmp_path: Path) -
     assert out.returncode == 2 and "VA_STREAM_URL" in out.stderr, out.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="broadcaster/brain/kb.py: load_corpus's rglob walks into the kubelet's "
-                                       "..<timestamp> folder, so a ConfigMap KB is indexed twice")
 def test_a_configmap_knowledge_base_is_read_once(tmp_path: Path) -> None:
     pod = lay_out_room(render(KUSTOMIZE / "overlays" / OVERLAYS[0]), tmp_path)
     cm, where = pod.configmap("kb")
@@ -147,9 +145,6 @@ def test_the_room_pod_goes_on_air_answers_its_probes_and_stops_cleanly(tmp_path:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="broadcaster/cli.py runs the daemon with Path(config).resolve(): it watches "
-                                       "/etc/virtual-anchor/..<timestamp>/config.yaml, which the kubelet deletes "
-                                       "at the first ConfigMap update (the daemon logs 'cannot be read')")
 def test_a_configmap_edit_is_reloaded_live_in_the_running_pod(tmp_path: Path, ffmpeg_ingest) -> None:
     with room_pod_running(tmp_path, ffmpeg_ingest()) as room:
         # A ConfigMap edit: the kubelet swaps ..data to a new folder and deletes the old one.
