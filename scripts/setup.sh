@@ -30,6 +30,7 @@ if [ "${1:-}" = "--test" ]; then
     openssl                                           # throwaway CAs for the TLS connector tests
     procps                                            # kill: the units' ExecReload
     dpkg                                              # dpkg-query: checks tests/support/programs.py's mapping
+    kubectl                                           # kubectl kustomize renders deploy/ (upstream's package)
   )
   need=()
   for pkg in "${TEST_APT_PACKAGES[@]}"; do
@@ -37,6 +38,14 @@ if [ "${1:-}" = "--test" ]; then
   done
   if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      if [[ " ${need[*]} " == *" kubectl "* ]] && ! apt-cache show kubectl >/dev/null 2>&1; then
+        # Debian's own kubernetes-client (1.20) bundles a kustomize too old for components and `labels:`;
+        # kubectl comes from the Kubernetes project's apt repository.
+        install -d -m 0755 /etc/apt/keyrings
+        curl -fsSL https://pkgs.k8s.io/core:/stable:/v1.31/deb/Release.key | gpg --dearmor --yes -o /etc/apt/keyrings/kubernetes.gpg
+        echo "deb [signed-by=/etc/apt/keyrings/kubernetes.gpg] https://pkgs.k8s.io/core:/stable:/v1.31/deb/ /" \
+          > /etc/apt/sources.list.d/kubernetes.list
+      fi
       apt-get update -qq
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
     else
