@@ -4,7 +4,9 @@ For 1, 2 and 4 clients (rooms), each saying the same sentences one after the oth
 client its own loaded backend in this process (today without host_service); "service" gives them one
 shared service process (voice.host_service) reached through ServiceBackend. Models are tiny and built on
 the spot (tests/voice/tinymodels.py), so the figures show the mechanism's overhead, not a real voice's cost.
-Run: .venv/bin/python bench/bench_services.py [--backend piper|coqui] [--sentences N]
+In-process Coqui here is the favourable case: this process built the tiny VITS on its main thread, which warms
+torch's thread pool (see broadcaster/services/tts.py: without it each synthesis is several times slower).
+Run: .venv/bin/python bench/bench_services.py [--backend piper|coqui] [--sentences N] [--repeat N]
 """
 
 from __future__ import annotations
@@ -43,14 +45,17 @@ async def _client(b: TTSBackend, texts: list[str]) -> list[float]:
     return lat
 
 
-async def _run(backends: list[TTSBackend], texts: list[str]) -> dict[str, float]:
-    for b in backends:  # warm: the first call pays for lazy work
-        await _client(b, texts[:1])
+async def _run(backends: list[TTSBackend], texts: list[str]) -> tuple[float, list[float]]:
+    """All clients at once, each saying `texts` in turn: (sentences per second, every sentence's latency)."""
     t0 = time.perf_counter()
     lats = await asyncio.gather(*(_client(b, texts) for b in backends))
-    wall = time.perf_counter() - t0
-    flat = sorted(x for lat in lats for x in lat)
-    return {"rps": len(flat) / wall, "p50": 1000 * statistics.median(flat),
+    return sum(map(len, lats)) / (time.perf_counter() - t0), [x for lat in lats for x in lat]
+
+
+def _summary(runs: list[tuple[float, list[float]]]) -> dict[str, float]:
+    """Median rate over the repeats; latency percentiles over every sentence of every repeat."""
+    flat = sorted(x for _, lat in runs for x in lat)
+    return {"rps": statistics.median(r for r, _ in runs), "p50": 1000 * statistics.median(flat),
             "p95": 1000 * flat[min(len(flat) - 1, int(0.95 * len(flat)))]}
 
 
@@ -66,6 +71,7 @@ async def main() -> None:
     ap.add_argument("--backend", choices=["piper", "coqui"], default="piper")
     ap.add_argument("--sentences", type=int, default=20, help="per client")
     ap.add_argument("--clients", default="1,2,4")
+    ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--max-wait-ms", type=float, default=0.0)
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "voice"))
@@ -88,9 +94,6 @@ async def main() -> None:
         local = [make_backend(VoiceConfig(**voice), room=f"r{i}") for i in range(n)]
         for b in local:
             await b.start()
-        inproc = await _run(local, texts)
-        for b in local:
-            await b.close()
         cfg = Config.model_validate({"rooms": [{"id": f"r{i}", "voice": {**voice, "host_service": True}}
                                                for i in range(n)]})
         hs = HostServices(cfg, cfg=ServicesConfig(kinds={"tts": {"max_batch": 8, "max_wait_ms": args.max_wait_ms}},
@@ -100,18 +103,23 @@ async def main() -> None:
         remote = [make_backend(r.voice, room=r.id) for r in cfg.rooms]
         for b in remote:
             await b.start()
-        served = await _run(remote, texts)
+        for b in local + remote:  # warm: the first call pays for lazy work
+            await _client(b, texts[:1])
+        runs: dict[str, list[tuple[float, list[float]]]] = {"inproc": [], "service": []}
+        for _ in range(args.repeat):  # interleaved, so a change in the machine's load hits both alike
+            runs["inproc"].append(await _run(local, texts))
+            runs["service"].append(await _run(remote, texts))
+        inproc, served = _summary(runs["inproc"]), _summary(runs["service"])
         stats = await remote[0].client().stats()  # type: ignore[attr-defined]
         mean_batch = stats["batch_size"]["sum"] / max(1, stats["batches"])
         rss = _rss_mb(stats["pid"])
-        for b in remote:
+        for b in local + remote:
             await b.close()
         await hs.stop()
         print(f"{n:>7} {'inproc':>8} {inproc['rps']:>8.1f} {inproc['p50']:>8.1f} {inproc['p95']:>8.1f} {'':>6}")
         print(f"{n:>7} {'service':>8} {served['rps']:>8.1f} {served['p50']:>8.1f} {served['p95']:>8.1f} "
               f"{mean_batch:>6.2f}   throughput ×{served['rps'] / inproc['rps']:.2f}, "
               f"p50 ×{served['p50'] / inproc['p50']:.2f}; 1 model load (service RSS {rss:.0f} MB) vs {n}")
-
 
 if __name__ == "__main__":
     asyncio.run(main())
