@@ -271,6 +271,12 @@ class WorkerHandle:
         try:
             # The room goes on air inside; a worker that exits first fails the request at once.
             await self._chan.request("init", self._limits.start_timeout_s, pickle.dumps(init))
+        except RemoteError as exc:
+            await self._kill(wait_s=1.0)
+            code = self._exit.result() if self._exit.done() else None
+            if code is not None and not exc.kind:  # it died rather than answered: its own log lines say why
+                raise RemoteError(f"its worker exited (code {code}) before the room went on air") from None
+            raise
         except BaseException:
             await self._kill()
             raise
