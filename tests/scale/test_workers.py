@@ -204,3 +204,26 @@ async def test_a_worker_over_its_memory_limit_is_restarted(tmp_path):
         assert 'va_worker_restarts_total{reason="memory",room="a"} 1.0' in text
     finally:
         await daemon.stop()
+
+
+def _gone(pid: int) -> bool:
+    """Exited (a zombie nobody reaped yet counts: it runs nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.slow
+def test_workers_die_with_a_daemon_killed_9(tmp_path):
+    """No orphan keeps a stream key or a recording busy after the daemon is gone."""
+    d = DaemonProcess(tmp_path, config(tmp_path, [room(tmp_path, "a")], port=free_port()))
+    d.start()
+    try:
+        assert wait_until(d.ready, 90), d.logs()[-3000:]
+        pid = rooms_of(d)["a"]["worker"]["pid"]
+        assert not _gone(pid)
+    finally:
+        d.kill()
+    assert wait_until(lambda: _gone(pid), 10), "the worker outlived its daemon"
