@@ -310,21 +310,31 @@ class Host:
                     async with asyncio.timeout(left):
                         await self._arrived.wait()
             batch = self._take()
-            now = time.monotonic()
-            runnable: list[Request] = []
-            for req in batch:
-                self.queue_wait.observe(now - req.arrived)
-                if req.cancelled:
-                    self.counters["cancelled"] += 1
-                    self._finish(req, Result(error="cancelled"))
-                elif req.expired:
-                    self.counters["late"] += 1
-                    self._finish(req, Result(error=f"deadline passed after {1000 * (now - req.arrived):.0f} ms "
-                                                   "in the queue"))
-                else:
-                    runnable.append(req)
-            if runnable:
-                await self._run(runnable)
+            try:
+                await self._one_batch(batch)
+            except Exception as exc:
+                # Never let one batch's surprise stop the service: its requests fail, the next batch runs.
+                log.exception("service %s: a batch failed outside the service code", self.spec.name)
+                for req in batch:
+                    with contextlib.suppress(Exception):
+                        self._finish(req, Result(error=f"service host: {type(exc).__name__}: {exc}"))
+
+    async def _one_batch(self, batch: list[Request]) -> None:
+        now = time.monotonic()
+        runnable: list[Request] = []
+        for req in batch:
+            self.queue_wait.observe(now - req.arrived)
+            if req.cancelled:
+                self.counters["cancelled"] += 1
+                self._finish(req, Result(error="cancelled"))
+            elif req.expired:
+                self.counters["late"] += 1
+                self._finish(req, Result(error=f"deadline passed after {1000 * (now - req.arrived):.0f} ms "
+                                               "in the queue"))
+            else:
+                runnable.append(req)
+        if runnable:
+            await self._run(runnable)
 
     async def _run(self, batch: list[Request]) -> None:
         self._seq += 1
@@ -339,8 +349,9 @@ class Host:
         self._progress = time.monotonic()
         try:
             results = await self._call(self.service.run_batch, batch)
-            if not isinstance(results, list) or len(results) != len(batch):
-                raise RuntimeError(f"run_batch returned {type(results).__name__} for {len(batch)} requests")
+            if (not isinstance(results, list) or len(results) != len(batch)
+                    or not all(isinstance(r, Result) for r in results)):
+                raise TypeError(f"run_batch must return one Result per request ({len(batch)}), not {results!r:.80}")
         except Exception as exc:
             if len(batch) == 1:
                 results = [Result(error=f"{type(exc).__name__}: {exc}")]
@@ -353,6 +364,8 @@ class Host:
                 for req in batch:
                     try:
                         one = await self._call(self.service.run_batch, [req])
+                        if not isinstance(one, list) or len(one) != 1 or not isinstance(one[0], Result):
+                            raise TypeError(f"run_batch must return [Result], not {one!r:.80}")
                         results.append(one[0])
                     except Exception as e:
                         results.append(Result(error=f"{type(e).__name__}: {e}"))
@@ -387,7 +400,7 @@ class Host:
         if error is None and outputs:
             try:
                 msg["out"] = conn.outputs.put_all(outputs)
-            except ArenaFull as exc:
+            except (ArenaFull, TypeError, ValueError) as exc:  # too big, or not an array that can cross
                 # This request ends here, failed; the service is told to stop working on it.
                 msg.update(ok=False, error=str(exc), final=True)
                 conn.open.pop(req.id, None)

@@ -35,8 +35,17 @@ class ProtocolError(Exception):
     """The peer sent something that is not this protocol."""
 
 
+def _jsonable(o: Any) -> Any:
+    # A service's meta may hold numpy scalars or paths; anything else unknown is sent as its str.
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray) and o.size <= 64:
+        return o.tolist()
+    return str(o)
+
+
 def encode(msg: dict[str, Any]) -> bytes:
-    body = json.dumps(msg, separators=(",", ":")).encode()
+    body = json.dumps(msg, separators=(",", ":"), default=_jsonable).encode()
     return _LEN.pack(len(body)) + body
 
 
@@ -127,6 +136,8 @@ class Arena:
     def put(self, arr: np.ndarray) -> dict[str, Any]:
         """Copies `arr` into a fresh block; returns its descriptor."""
         arr = np.ascontiguousarray(arr)
+        if arr.dtype.hasobject:
+            raise TypeError("arrays of Python objects cannot cross processes (use numeric dtypes)")
         off = self.alloc(arr.nbytes)
         if arr.nbytes:
             self.view[off:off + arr.nbytes] = arr.reshape(-1).view(np.uint8)

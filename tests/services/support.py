@@ -20,7 +20,8 @@ FACTORY = "tests.services.support:EchoService"
 
 
 class EchoService(Service):
-    """Request params: {"scale": float, "sleep_ms": float, "fail": bool}; outputs: each input × scale."""
+    """Request params: {"scale": float, "sleep_ms": float, "fail": bool, "parts": int, "objects": bool};
+    outputs: each input × scale (after `parts` partial answers)."""
 
     kind = "echo"
 
@@ -40,8 +41,11 @@ class EchoService(Service):
         for r in requests:
             for i in range(int(r.params.get("parts", 0))):
                 r.send([np.full(4, i, np.float32)], {"part": i})
+            if r.params.get("objects"):  # a service bug: an array that cannot cross processes
+                out.append(Result([np.array([object()], dtype=object)]))
+                continue
             out.append(Result([np.asarray(a, np.float32) * float(r.params.get("scale", 1.0)) for a in r.inputs],
-                              {"n": len(requests), "client": r.client}))
+                              {"n": len(requests), "client": r.client, "np_meta": np.float32(0.5)}))
         return out
 
 
