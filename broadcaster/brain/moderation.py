@@ -148,7 +148,7 @@ _NUMBER_UNIT = re.compile(r"(?:元|块|rmb|人|次|个|件|罐|克|g|ml|毫升|�
 _DATE = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])")
 _CONTACT_CUE = re.compile(r"私|加|联系|找我|滴|搜|批发|货源|拿货|代理|一手|渠道|出厂|厂价|进货|咨询|扣|群|微|薇|威|企鹅|电话|手机|"
                           r"tel|call|dd|号|(?<![a-z])[qv](?![a-z])")
-_PAIR = re.compile(r"([\u4e00-\u9fff])\1")
+_PAIR = re.compile(r"([\u4e00-\u9fff])(?<!\1\1)\1(?!\1)")  # exactly two (冲冲冲 is emphasis, not a name)
 
 
 def _nickname_pair(text: str) -> bool:
@@ -323,8 +323,9 @@ def _chars_by_syllable() -> dict[str, tuple[int, ...]]:
     return {k: tuple(v) for k, v in groups.items()}
 
 
-def _syllables(word: str) -> list[str]:
-    return [s.replace("ü", "v").lower() for s in lazy_pinyin(word)]
+@functools.lru_cache(maxsize=16384)
+def _syllables(word: str) -> tuple[str, ...]:
+    return tuple(s.replace("ü", "v").lower() for s in lazy_pinyin(word))
 
 
 @functools.cache
@@ -382,7 +383,7 @@ class Moderator:
                  insult_words: Iterable[str] = ()) -> None:
         self.action = action
         # Two-syllable insults by sound, for the address slot ("主播纸张吧" is 智障): reading → the insult.
-        self._insult_sounds = {tuple(_syllables(w)): w for w in insult_words
+        self._insult_sounds = {_syllables(w): w for w in insult_words
                                if len(w) == 2 and all(is_cjk_char(c) for c in w)} if pinyin else {}
         self._insult_nouns = frozenset(w for w in insult_words if len(w) >= 2)
         self._patterns = [(w, re.compile(rx)) for w, rx in (patterns or {}).items()]
@@ -561,7 +562,7 @@ class Moderator:
         if self._insult_nouns:
             for m in _ADDRESS_SLOT.finditer(normalize(text)):
                 slot = m.group(1) or m.group(2) or m.group(3)
-                word = slot if slot in self._insult_nouns else self._insult_sounds.get(tuple(_syllables(slot)))
+                word = slot if slot in self._insult_nouns else self._insult_sounds.get(_syllables(slot))
                 if word is not None:
                     hit(word, "pinyin", slot)
         if self._context:
