@@ -10,6 +10,8 @@ sentence is replaced by the room's safe line and the answer ends there (never si
 except a sentence withheld for an absolute claim alone: it is left out and the answer goes on (the
 safe line if nothing else is left).
 Without a model, an FAQ entry that means the same (intent.FaqMatcher) answers before passages.
+A comment that asks nothing the shop answers (no question word, no slot, no passage, no FAQ entry) gets a
+fixed chit-chat line and never reaches the model, so nothing a viewer wrote is quoted back.
 Script, operator and thanks lines pass moderation only. Only answers voiced whole go into the
 answer cache, with their passage ids and the KB version they were answered under. What was decided (source, passages,
 model, verdicts, time to first token, sentences withheld and why) rides on each `Sentence`, and

@@ -20,6 +20,14 @@ need the very phrase in a passage; the place a product is said to come from must
 and a return promise is checked with its conditions (wordlists.RETURN_CONDITIONS): "拆封了也能无理由退"
 needs a passage statement with 拆封 (not 未拆封) and 无理由 together, and a statement's restrictions
 (质量问题) must be said too.
+
+Since heldout7/8: health benefits (对胎儿有好处, 养胃, 刮油) and other sales channels (天猫旗舰店) are promises; a
+return said "也照样" after another inherits its conditions; a number read digit by digit (零四幺七) must be in
+the passages; internal ids in any spelling (passage_3, faq#2), file names, 字段/知识库 and the model behind the
+persona (GPT-4, 大模型) are leaks; named facts (an origin, a gift, a promise) may come from anywhere in the
+knowledge base (`facts`), figures only from the retrieved passages; and with the viewer's `question`, a
+sentence repeating ECHO_CHARS of its characters that no passage has is an echo (whatever slipped input
+moderation is not voiced back).
 """
 
 from __future__ import annotations

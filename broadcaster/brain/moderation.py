@@ -22,10 +22,17 @@ Every listed word (the room's, plus the built-in lists of broadcaster/brain/word
   punctuation is gone (a contact split by a sentence cut, "加我微。信tea888"), and app names are
   read by sound (蔻蔻/抠抠 → 扣扣, 威鑫/为新 → 微信, qun → 群);
 - `pattern`: phrases that only mean a listed word in use, with a gap allowed ("代开各种发票",
-  "恭喜中奖请联系客服", "咸鱼上买", "1688"; wordlists.PATTERNS).
-Before any rule, emoji that stand for a syllable (🐴 马, 🍑 桃, 🐧 企鹅; wordlists.EMOJI_STANDINS) and
-latin look-alikes from other scripts (Cyrillic х, Greek ο; wordlists.LOOKALIKES) are read as what they
-stand for. An allow list removes known-good phrases first; a competitor platform in it (a room selling
+  "恭喜中奖请联系客服", "咸鱼上买", "1688"; wordlists.PATTERNS), families of frames (a vice term with a sale
+  cue, another seller's place with a price or promo, an insult noun in an insult slot);
+- `contact` also: a channel (any app, a doubled-character nickname 丘丘/钉钉, a short latin token) + search/add
+  + a handle; a bare number of five digits or more in any script with a contact/trade cue (seven alone),
+  never a date, price, order number or a platform's default user name;
+- insult slots by sound: the two characters after an address ("主播纸张吧"), before 主播, or opening the
+  comment as a vocative, read as pinyin against the two-syllable insults (or an insult noun as written).
+Before any rule, emoji that stand for a syllable (🐴 马, 🍑 桃, 🐧 企鹅; wordlists.EMOJI_STANDINS),
+latin look-alikes from other scripts (Cyrillic х, Greek ο; wordlists.LOOKALIKES) and characters written as
+two components (亻言 信; wordlists.COMPONENT_PAIRS) are read as what they stand for. A homophone that is only
+part of a longer dictionary word (打麻将 holds 打麻 ~ 大麻) is speech. An allow list removes known-good phrases first; a competitor platform in it (a room selling
 on 淘宝) is taken off the built-in list with its nicknames.
 """
 

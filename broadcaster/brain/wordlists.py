@@ -6,7 +6,9 @@ general knowledge of what Chinese live-commerce platforms forbid and of how view
 are under the project's own licence. The same holds for what was added after heldout5's one run
 (competitor platforms, casino/drug/sex/fraud vocabulary, regional insults, emoji stand-ins, Cyrillic and
 Greek look-alikes, the gapped PATTERNS, return conditions and urgency promises): written by hand from
-general knowledge of live-chat evasion, not from any list. They are deliberately short and high-precision: a room adds
+general knowledge of live-chat evasion, not from any list, and for what was added after heldout7 and
+heldout8 (platform, grocery-app and supermarket names from general knowledge of China's retail market;
+regional and net-slang insults; vice, harassment, task/refund/crypto/invoice scam frames; component splits). They are deliberately short and high-precision: a room adds
 its own words (`moderation.words` / `words_file`), and every listed word is also matched through
 the evasions the moderator undoes (pinyin and homophones, initials, one-letter syllables, splits).
 
