@@ -7,7 +7,9 @@ so rooms running inside the daemon's own process find the services the same way 
 
 Each service runs in its own process (python -m broadcaster.services.host). One that exits
 unexpectedly is logged once and restarted after an exponential backoff (reset once it stayed up
-`stable_s`). The daemon polls each service's counters every `stats_interval_s` and exposes them on
+`stable_s`); one whose batch stays silent for `hang_s` is killed first. Beside each socket the
+daemon keeps `<name>.state` (starting, up, restarting, failing): a service whose processes exit
+before they ever answer is "failing", and rooms stop waiting for it (their fallback speaks). The daemon polls each service's counters every `stats_interval_s` and exposes them on
 its /metrics (va_service_*), counts surviving restarts (a restarted process starts from zero).
 """
 

@@ -8,7 +8,7 @@ sender's arena, never as bytes on the socket. The sender allocates, the receiver
 in place) and the allocation is freed when the peer says so: the client frees its request inputs
 when the final answer arrives, the service frees a result's outputs on the client's "free".
 
-Messages (client → service): req {id, params, inputs, timeout_ms}, cancel {id}, free {o: [offsets]},
+Messages (client → service): req {id, params, inputs, timeout_ms, items}, cancel {id}, free {o: [offsets]},
 stats {id}. Service → client: res {id, ok, final, out, meta, error, batch, wait_ms}, stats {id, …}.
 """
 
