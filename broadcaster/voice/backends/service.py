@@ -83,7 +83,7 @@ class ServiceBackend(TTSBackend):
     def _connect_later(self) -> None:
         if self._connecting is None or self._connecting.done():
             async def connect() -> None:
-                with contextlib.suppress(ServiceError):
+                with contextlib.suppress(ServiceError, TTSError):
                     self._learn(await self.client().connect(wait_s=self.cfg.service_start_timeout_s))
             self._connecting = asyncio.create_task(connect(), name=f"tts-service-connect-{self.room}")
 
