@@ -18,7 +18,10 @@ CLOCK_CRASH = "clock.crash"  # the media clock thread dies with an exception
 RENDER_ERROR = "render.error"  # every render raises (the clock repeats the last good frame)
 RECORD_OPEN_ERROR = "record.open_error"  # a recording file cannot be opened (full disk, folder gone)
 ROOM_PREPARE_ERROR = "room.prepare_error"  # a room's media path fails while it is prepared (start or reload)
-POINTS = (CLOCK_HANG, CLOCK_CRASH, RENDER_ERROR, RECORD_OPEN_ERROR, ROOM_PREPARE_ERROR)
+# Every UNet pass of the face service that holds a frame of the room fails as CUDA out of memory would (the
+# service process arms it from VA_FAULTS; "*" for every room).
+FACE_OOM = "face.oom"
+POINTS = (CLOCK_HANG, CLOCK_CRASH, RENDER_ERROR, RECORD_OPEN_ERROR, ROOM_PREPARE_ERROR, FACE_OOM)
 
 
 class FaultInjected(RuntimeError):

@@ -80,6 +80,22 @@ DEVICE_FALLBACKS = Counter(
     "va_device_fallbacks", "Model components that asked for a GPU and run on the CPU instead",
     ["room", "component"], registry=REGISTRY,
 )
+FACE_FRAMES = Counter(
+    "va_face_frames", "Neural face frames the face service delivered in time to a room", ["room"], registry=REGISTRY,
+)
+FACE_FRAMES_LATE = Counter(
+    "va_face_frames_late", "Neural face frames that came after their frame was drawn, or never (the mouth held)",
+    ["room"], registry=REGISTRY,
+)
+FACE_FALLBACKS = Counter(
+    "va_face_fallback_utterances", "Utterances of a neural avatar drawn whole by the CPU portrait, by why: late "
+    "(first frames not there within the hold), service (down or killed), device (out of memory, driver), down "
+    "(after a failure, until the retry)", ["room", "reason"], registry=REGISTRY,
+)
+FACE_HOLD = Histogram(
+    "va_face_hold_seconds", "How long the stage held an utterance's start for its first neural face frames",
+    ["room"], buckets=(0.0, 0.02, 0.04, 0.08, 0.12, 0.16, 0.24, 0.5), registry=REGISTRY,
+)
 ASR_UTTERANCES = Counter("va_asr_utterances", "Voice input utterances transcribed", ["room"], registry=REGISTRY)
 ASR_RTF = Histogram(
     "va_asr_real_time_factor", "ASR time divided by audio duration", ["room"],

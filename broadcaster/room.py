@@ -49,6 +49,7 @@ class Room:
         self.clock: MediaClock | None = None
         self._voice = None
         self.show: Show | None = None
+        self.face = None  # FaceLink of a neural avatar (broadcaster.services.face)
         self.started_at = 0.0
         self.spoken_lines = 0
         self.live = False  # sinks and clock started (go_live); a prepared room publishes nothing
@@ -84,6 +85,15 @@ class Room:
                 )
             # Warm: the first frame pays for lazy loads (fonts, portrait mesh), and a broken avatar fails here.
             await asyncio.to_thread(self._avatar.render, FrameState(n=0, fps=cfg.video.fps))
+            figure = getattr(self._avatar, "figure", None)
+            if cfg.avatar.kind == "neural" and hasattr(figure, "use_fallback"):
+                from broadcaster.services.face import FaceLink
+
+                # The host's face service draws its speech; the stage may hold a start for its first frames.
+                self.face = FaceLink(cfg.id, figure, cfg.avatar, self.stage)
+                await self.face.start()
+                self.stage.set_gate(self.face.ready, self.face.hold_frames)
+                self.port.face = self.face
             self.encoder = Encoder(cfg.video, cfg.audio)
             self.sinks = build_sinks(cfg.id, cfg.outputs, self.encoder)
             self.clock = MediaClock(cfg.id, self.stage, self._avatar, self.encoder, self.sinks, paced=self.paced,
@@ -127,6 +137,7 @@ class Room:
                 await self._voice.close()
         if self.encoder is not None:
             self.encoder.close()
+        await self._close_face()
         self.show = None
         self._voice = None
 
@@ -172,7 +183,15 @@ class Room:
         voice = self.voice
         if voice is not None:
             await voice.close()
+        await self._close_face()
         log.info("room %s off air", self.id)
+
+    async def _close_face(self) -> None:
+        face, self.face = self.face, None
+        if face is not None:
+            self.port.face = None
+            self.stage.set_gate(None, 0)
+            await face.close()
 
     def _count(self, event: StageEvent) -> None:
         if event.kind == StageEventKind.START:

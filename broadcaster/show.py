@@ -106,6 +106,7 @@ class Trail:
     sentences: list = dataclasses.field(default_factory=list)  # the brain's, in order (may outrun the stage)
     heard: set[int] = dataclasses.field(default_factory=set)  # which of them reached the stage (by part)
     boundary_wait: float = 0.0  # the stage was speaking when the comment came: time to that sentence's end
+    face_hold: float = 0.0  # the stage held its first sentence's start for its neural face frames
     busy_at_arrival: bool = False  # its comment came while a sentence was being spoken
     ended: bool = False  # the stage announced LINE_END
 
@@ -121,6 +122,7 @@ class Trail:
             "first_pcm_s": rel(self.first_pcm),
             "on_stage_s": rel(self.on_stage),
             "boundary_wait_s": round(self.boundary_wait, 4),
+            "face_hold_s": round(self.face_hold, 4),
         }
         for sink, t in self.handed.items():
             out[f"handed_{sink}_s"] = rel(t)
@@ -424,6 +426,7 @@ class Show:
             if trail is not None:
                 if trail.on_stage is None:
                     trail.on_stage = time.monotonic()
+                    trail.face_hold = event.held / self.cfg.video.fps
                 if event.utterance is not None:
                     trail.heard.add(event.utterance.part)
         elif event.kind == StageEventKind.END:

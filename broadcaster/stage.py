@@ -30,6 +30,7 @@ class StageEvent:
     utterance: Utterance | None = None  # None for LINE_END
     cut: bool = False  # LINE_END: part of the line was dropped (skipped, interrupted, shut down)
     played: int = 0  # LINE_END: how many of its utterances were heard
+    held: int = 0  # START: frames the start was held by the gate (waiting for its face frames)
 
 
 @dataclass(slots=True)
@@ -69,6 +70,16 @@ class Stage:
         self._lines: dict[int, _LineState] = {}
         self._ended: list[_LineState] = []  # over, to announce at the next tick (in order, on the clock thread)
         self._over: BoundedDict[int, None] = BoundedDict(1024)  # ended lines: a late push of one is refused
+        # The gate (set_gate): may the next utterance start now? Asked on the clock thread, under the lock.
+        self._gate: Callable[[Utterance], bool] | None = None
+        self._hold_frames = 0
+        self._holding: tuple[int, int] | None = None  # (utterance id, frame its hold began)
+
+    def set_gate(self, gate: Callable[[Utterance], bool] | None, hold_frames: int) -> None:
+        """Lets `gate(utterance)` hold an utterance's start (idle frames meanwhile) for at most `hold_frames`
+        frames, e.g. until its first neural face frames are there. The gate must be quick and never block."""
+        with self._lock:
+            self._gate, self._hold_frames = gate, max(0, hold_frames)
 
     # -- asyncio side ---------------------------------------------------------------------------
     def push(self, utterance: Utterance) -> bool:
@@ -170,6 +181,19 @@ class Stage:
                 samples += max(0, self._current.pcm.shape[0] - played)
         return samples / self.sample_rate
 
+    @property
+    def frame(self) -> int:
+        """The last frame ticked (-1 before the first)."""
+        return self._last_n
+
+    def next_start(self) -> int:
+        """The frame an utterance pushed now would start on, if nothing is cut, paused or held meanwhile."""
+        with self._lock:
+            frames = sum(-(-u.pcm.shape[0] // self.spf) for u in self._queue)
+            if self._current is not None:
+                frames += max(0, -(-self._current.pcm.shape[0] // self.spf) - (self._last_n - self._started_at + 1))
+        return self._last_n + 1 + frames
+
     def busy(self) -> bool:
         """True while something is being spoken or waits to be spoken."""
         with self._lock:
@@ -185,10 +209,12 @@ class Stage:
                 events += [self._line_end(st, n) for st in self._ended]
                 self._ended.clear()
             utt = self._current
-            if utt is None and self._queue and not self._paused:
+            if utt is None and self._queue and not self._paused and not self._held(n):
                 utt = self._current = self._queue.popleft()
                 self._started_at = n
-                events.append(StageEvent(StageEventKind.START, utt.line, n, n * self.spf, utt))
+                held = n - self._holding[1] if self._holding is not None and self._holding[0] == utt.id else 0
+                self._holding = None
+                events.append(StageEvent(StageEventKind.START, utt.line, n, n * self.spf, utt, held=held))
             if utt is None:
                 state, audio = FrameState(n=n, fps=self.fps), self._silence
             else:
@@ -226,6 +252,15 @@ class Stage:
             for event in events:
                 self._on_event(event)
         return state, audio
+
+    def _held(self, n: int) -> bool:  # under the lock
+        """Does the gate hold the next utterance's start at frame n? Never longer than hold_frames."""
+        if self._gate is None:
+            return False
+        head = self._queue[0]
+        if self._holding is None or self._holding[0] != head.id:
+            self._holding = (head.id, n)
+        return n - self._holding[1] < self._hold_frames and not self._gate(head)
 
     def _line_end(self, state: _LineState, n: int) -> StageEvent:
         return StageEvent(StageEventKind.LINE_END, state.line, n, n * self.spf, cut=state.cut, played=state.played)

@@ -6,12 +6,16 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from broadcaster.lines import Line, Utterance
 from broadcaster.output.encoder import EncodedPacket
 from broadcaster.output.sinks import Sink
 from broadcaster.stage import Stage, StageEvent, StageEventKind
 from renderer.base import Avatar
+
+if TYPE_CHECKING:
+    from broadcaster.services.face import FaceLink
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +33,7 @@ class StagePort:
         self._onsets: dict[int, tuple[int, Callable[[str, float], None]]] = {}  # utterance id → (onset, callback)
         self._sample_watches: list[tuple[int, Callable[[str, float], None]]] = []  # clock thread only
         self._line_waiters: dict[int, asyncio.Future[StageEvent]] = {}
+        self.face: FaceLink | None = None  # a neural avatar's link to the face service (set by the room)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -40,7 +45,14 @@ class StagePort:
         if prepare is not None and self._loop is not None:
             # Draw its caption off the clock thread, so the frame that first shows it is not late.
             self._loop.run_in_executor(None, prepare, utt.text, utt.line.banner)
-        return self._stage.push(utt)
+        face = self.face
+        if face is not None:
+            # Its audio goes to the face service now, ahead of the frames the stage will draw it on.
+            face.submit(utt, self._stage.next_start())
+        pushed = self._stage.push(utt)
+        if not pushed and face is not None:
+            face.drop(utt)
+        return pushed
 
     def end_line(self, line: Line) -> None:
         self._stage.end_line(line)
@@ -50,6 +62,8 @@ class StagePort:
         dropped = self._stage.interrupt_line(line)
         for utt in dropped:
             self._onsets.pop(utt.id, None)
+            if self.face is not None:
+                self.face.drop(utt)
         return len(dropped)
 
     def remaining_seconds(self) -> float:
@@ -88,6 +102,8 @@ class StagePort:
     # -- media clock thread ---------------------------------------------------------------------------
     def on_stage_event(self, event: StageEvent) -> None:
         if event.kind == StageEventKind.START and event.utterance is not None:
+            if self.face is not None:  # before the frame is drawn: neural face or, whole, the portrait
+                self.face.on_start(event.utterance, event.frame, event.held)
             watch = self._onsets.pop(event.utterance.id, None)
             if watch is not None:
                 self._sample_watches.append((event.sample + watch[0], watch[1]))

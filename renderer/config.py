@@ -224,6 +224,9 @@ class AvatarConfig(Model):
     source_seconds: float = Field(6.0, gt=0, le=30)
     device: str = Field("auto", pattern=r"^(cpu|auto|cuda(:\d+)?)$")
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
+    # neural: how long the stage may hold an utterance's start for its first face frames; past it the CPU
+    # portrait draws the whole utterance (the hold is counted in the latency trail)
+    face_hold_ms: float = Field(80.0, ge=0, le=1000)
 
     @field_validator("model_dir")
     @classmethod

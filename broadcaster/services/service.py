@@ -41,7 +41,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 # Functions listing the services a config needs. A new kind of service adds its own here.
-PROVIDERS: list[str] = ["broadcaster.services.tts:specs"]
+PROVIDERS: list[str] = ["broadcaster.services.tts:specs", "broadcaster.services.face:specs"]
 
 ENV_DIR = "VA_SERVICES_DIR"  # the env var that tells a room's process where the services' sockets are
 

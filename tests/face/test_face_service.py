@@ -1,0 +1,258 @@
+"""The face service over the tiny MuseTalk-layout model (real loader, real service process, shared memory): three
+rooms' frames in one UNet pass; real rooms speaking through it stay on air, with no timestamp gap, when its passes
+run out of memory (face.oom) and when it is killed -9, each utterance then drawn whole by the CPU portrait."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from broadcaster import metrics
+from broadcaster.config import Config, RoomConfig
+from broadcaster.lines import Line, LineSource, Utterance
+from broadcaster.services import HostServices
+from broadcaster.services.client import ServiceClient
+from broadcaster.services.config import ServicesConfig
+from broadcaster.services.face import DEVICE_FAILURE, FaceService, spec_for_avatar, standalone_spec
+from broadcaster.services.service import socket_path
+from broadcaster.stage import StageEvent, StageEventKind
+from renderer.base import MouthTrack
+from renderer.config import AvatarConfig
+from renderer.neural.audio import voiced_mask
+from renderer.neural.prepare import prepare
+from tests.chaos.chaos_support import assert_no_gap
+from tests.services.support import until
+
+FPS = 25
+RATE = 44100
+
+
+def _avatar(model: Path, photo: Path, **extra: Any) -> dict[str, Any]:
+    return {"kind": "neural", "model_dir": str(model), "source": str(photo), "device": "cpu", **extra}
+
+
+async def _services(cfg: Config, wait_ms: float = 15.0, **tuning: Any) -> HostServices:
+    hs = HostServices(cfg, cfg=ServicesConfig(kinds={"face": {"max_batch": 16, "max_wait_ms": wait_ms}},
+                                              stats_interval_s=0.2, arena_mb=16, **tuning))
+    await hs.start()
+    await hs.wait_ready(120)
+    return hs
+
+
+def test_rooms_and_the_daemonset_name_the_same_socket(tiny_model_dir: Path, photos: dict[str, Path]) -> None:
+    room = spec_for_avatar(AvatarConfig.model_validate(_avatar(tiny_model_dir, photos["astronaut"])))
+    pod = standalone_spec({"VA_FACE_MODEL_DIR": str(tiny_model_dir), "VA_FACE_DEVICE": "cpu"})
+    assert socket_path("/run/va", room) == socket_path("/run/va", pod) and pod.max_batch == 16
+    other = standalone_spec({"VA_FACE_MODEL_DIR": str(tiny_model_dir)})  # auto ≠ cpu: another service
+    assert socket_path("/run/va", other) != socket_path("/run/va", room)
+
+
+async def test_three_rooms_frames_go_through_one_forward_pass(
+    tiny_model_dir: Path, photos: dict[str, Path], speech: np.ndarray, tmp_path: Path
+) -> None:
+    rooms = ("a", "b", "c")
+    cfg = Config.model_validate({"rooms": [{"id": r, "avatar": _avatar(tiny_model_dir, photos["astronaut"])}
+                                           for r in rooms]})
+    hs = await _services(cfg, wait_ms=200.0)  # frames wait up to 200 ms for company: the three rooms meet
+    clients = [ServiceClient(svc.path, name=r) for r in rooms for svc in hs.services.values()]
+    try:
+        assert len(hs.services) == 1, "one service for three rooms with the same model"
+        prepared = prepare(photos["astronaut"], tmp_path)
+        crops = prepared.geometry.crops(prepared.source.frames)
+        for c in clients:
+            reply = await c.call({"op": "source", "key": prepared.key})
+            if not reply.meta["known"]:
+                await c.call({"op": "source", "key": prepared.key}, [crops])
+        pcm = speech[int(0.3 * RATE) : int(0.7 * RATE)].astype(np.float32) / 32768
+        ks = [int(k) for k in np.flatnonzero(voiced_mask(pcm, RATE, FPS))][:4]
+        assert ks
+
+        async def room(c: ServiceClient) -> list[Any]:
+            audio = await c.call({"op": "utt", "utt": 1, "sr": RATE, "fps": FPS, "voiced": len(ks)}, [pcm])
+            assert audio.meta["frames"] == len(voiced_mask(pcm, RATE, FPS))
+            return await asyncio.gather(*(c.call({"op": "frame", "utt": 1, "k": k, "source": prepared.key,
+                                                  "index": 0}) for k in ks))
+
+        replies = [r for rs in await asyncio.gather(*(room(c) for c in clients)) for r in rs]
+        assert all(r.outputs[0].shape == (256, 256, 3) and r.outputs[0].dtype == np.uint8 for r in replies)
+        shared = [r for r in replies if r.meta["pass_clients"] == list(rooms)]
+        assert shared, f"no pass held all three rooms: {[r.meta for r in replies]}"
+        assert all(r.meta["passes"] == 1 and r.meta["pass_frames"] == 3 * len(ks) for r in shared)
+        assert len({r.meta["pass"] for r in shared}) == 1
+        # The host's own record of that batch names the three rooms too, and the model was loaded once.
+        stats = await clients[0].stats()
+        assert any(b["clients"] == list(rooms) for b in stats["recent"]) and stats["loads"] == 1
+        assert stats["gauges"]["model_bytes"] > 0 and stats["gauges"]["pass_frames_le_16"] >= 1
+        scrape = metrics.exposition([]).decode()
+        assert "va_face_batch_frames_bucket" in scrape and "va_face_model_memory_bytes{" in scrape
+    finally:
+        for c in clients:
+            await c.close()
+        await hs.stop()
+
+
+def test_an_out_of_memory_pass_answers_a_device_failure(tiny_model_dir: Path, monkeypatch) -> None:
+    """In process (no socket): the injected face.oom fails the pass as CUDA's OOM would, and the service says so."""
+    from broadcaster import faults
+    from broadcaster.services.service import Request
+
+    svc = FaceService({"model_dir": str(tiny_model_dir), "device": "cpu", "dtype": "auto"})
+    info = svc.load()
+    assert info["device"] == "cpu" and info["fallback"] is False
+    svc.model.register("s", np.zeros((1, 8, 32, 32), np.float32))
+    pcm = np.sin(np.arange(RATE // 2) * 0.05).astype(np.float32) * 0.3
+
+    def req(i: int, **params: Any) -> Request:
+        return Request(i, "r1", params, [pcm] if params["op"] == "utt" else [], float("inf"), 0.0)
+
+    svc.run_batch([req(1, op="utt", utt=7, sr=RATE, fps=FPS, voiced=2)])
+    faults.arm(faults.FACE_OOM, "r1")
+    try:
+        failed = svc.run_batch([req(2, op="frame", utt=7, k=0, source="s", index=0)])
+    finally:
+        faults.disarm(faults.FACE_OOM)
+    assert failed[0].error is not None and failed[0].error.startswith(DEVICE_FAILURE)
+    ok = svc.run_batch([req(3, op="frame", utt=7, k=1, source="s", index=0)])
+    assert ok[0].error is None and ok[0].outputs[0].shape == (256, 256, 3)
+    assert svc.device_failures == 1 and svc.gauges()["device_failures"] == 1
+
+
+# --- real rooms on air ---------------------------------------------------------------------------------------
+# The tiny model takes 50-300 ms a frame on this shared CPU, so a room here asks ahead the way a talking room does:
+# a sentence is pushed while the one before it (a silent pause, which the model never sees) still plays.
+
+
+def _utterance(pcm16: np.ndarray, line: Line, index: int) -> Utterance:
+    pcm = pcm16.astype(np.float32) / 32768
+    frames = -(-len(pcm) // (RATE // FPS))
+    return Utterance(pcm=pcm, mouth=MouthTrack(np.full(frames, 0.5, np.float32), np.ones(frames, np.uint8)),
+                     text=line.text, line=line, index=index)
+
+
+def _room_cfg(rid: str, model: Path, photo: Path, tmp: Path) -> dict[str, Any]:
+    return {"id": rid, "video": {"width": 320, "height": 180, "fps": FPS, "bitrate_kbps": 300},
+            "avatar": _avatar(model, photo),
+            "outputs": [{"type": "record", "path": str(tmp / f"{rid}.flv"), "name": "rec"}]}
+
+
+async def _on_air(cfgs: list[dict[str, Any]], state: Path) -> tuple[list[Any], list[list[StageEvent]]]:
+    from broadcaster.room import Room
+
+    rooms = [Room(RoomConfig.model_validate(c), with_voice=False, state_dir=state) for c in cfgs]
+    starts: list[list[StageEvent]] = [[] for _ in rooms]
+    for room, seen in zip(rooms, starts, strict=True):
+        room.port.subscribe(lambda ev, seen=seen: seen.append(ev) if ev.kind == StageEventKind.START else None)
+        await room.start()
+    return rooms, starts
+
+
+async def _say(rooms: list[Any], pcms: list[np.ndarray], text: str) -> None:
+    """Every room says one line of these sentences (pushed the way the Show pushes them); returns when all ended."""
+    lines = []
+    for room in rooms:
+        line = Line(text, LineSource.OPERATOR)
+        for i, pcm in enumerate(pcms):
+            assert room.port.push(_utterance(pcm, line, i))
+        room.port.end_line(line)
+        lines.append(line)
+    for room, line in zip(rooms, lines, strict=True):
+        assert await room.port.line_ended(line.id, 60) is not None
+
+
+def _pause(seconds: float) -> np.ndarray:
+    return np.zeros(int(seconds * RATE), np.int16)
+
+
+def _fallbacks(room: str, reason: str) -> float:
+    return metrics.FACE_FALLBACKS.labels(room, reason)._value.get()
+
+
+def _device_fallbacks(room: str) -> float:
+    return metrics.DEVICE_FALLBACKS.labels(room, "face")._value.get()
+
+
+@pytest.fixture
+def sentence(speech: np.ndarray) -> np.ndarray:
+    """1.2 s of real speech: its first frames are voiced."""
+    return speech[int(0.45 * RATE) : int(1.65 * RATE)]
+
+
+@pytest.mark.slow
+async def test_rooms_stay_on_air_through_an_out_of_memory_service(
+    tiny_model_dir: Path, photos: dict[str, Path], sentence: np.ndarray, tmp_path: Path, monkeypatch
+) -> None:
+    cfgs = [_room_cfg(r, tiny_model_dir, photos["hopper"], tmp_path) for r in ("m1", "m2")]
+    # Every UNet pass runs out of memory from the service's start on (the service reads VA_FAULTS at load).
+    monkeypatch.setenv("VA_FAULTS", "face.oom@*")
+    hs = await _services(Config.model_validate({"rooms": cfgs}))
+    device0 = [_device_fallbacks(r) for r in ("m1", "m2")]
+    rooms, starts = await _on_air(cfgs, tmp_path / "state")
+    try:
+        await _say(rooms, [_pause(3.0), sentence], "内存不够的时候我们还在播。")
+        for room, before in zip(rooms, device0, strict=True):
+            link = room.face
+            # The pause needs no model; the sentence is drawn whole by the portrait because the device failed.
+            assert (link.neural, link.fallbacks, link.delivered) == (1, 1, 0)
+            assert _fallbacks(room.id, "device") == 1
+            assert _device_fallbacks(room.id) == before + 1  # counted once for the episode, logged once
+        svc = next(iter(hs.services.values()))
+        await until(lambda: (svc.stats.get("gauges") or {}).get("device_failures", 0) >= 1, 10, "the OOM counted")
+        # Still failing: the next sentence is the portrait's too, its start held no longer than the hold.
+        await _say(rooms, [sentence], "再说一句。")
+        for room, seen in zip(rooms, starts, strict=True):
+            assert (room.face.neural, room.face.fallbacks) == (1, 2) and seen[-1].held <= room.face.hold_frames
+    finally:
+        for room in rooms:
+            await room.stop(0.5)
+        await hs.stop()
+    for r in ("m1", "m2"):
+        assert assert_no_gap(tmp_path / f"{r}.flv", min_seconds=2.0) > 2.0
+
+
+@pytest.mark.slow
+async def test_a_room_speaks_with_the_service_and_stays_on_air_when_it_is_killed(
+    tiny_model_dir: Path, photos: dict[str, Path], sentence: np.ndarray, tmp_path: Path
+) -> None:
+    cfgs = [_room_cfg("k1", tiny_model_dir, photos["hopper"], tmp_path)]
+    # 4 frames a pass: the sentence's first frames come back after one small pass.
+    hs = HostServices(Config.model_validate({"rooms": cfgs}),
+                      cfg=ServicesConfig(kinds={"face": {"max_batch": 4, "max_wait_ms": 15}}, stats_interval_s=0.2,
+                                         arena_mb=16, restart_backoff_s=3.0))
+    await hs.start()
+    await hs.wait_ready(120)
+    device0 = _device_fallbacks("k1")
+    rooms, starts = await _on_air(cfgs, tmp_path / "state")
+    (room,) = rooms
+    link = room.face
+    try:
+        # Up: the model draws the sentence (its first frames were there when it started).
+        await _say(rooms, [_pause(5.0), sentence], "欢迎来到直播间。")
+        assert (link.neural, link.fallbacks) == (2, 0) and link.delivered >= 3
+        (svc,) = hs.services.values()
+        old_pid = svc.pid
+        assert old_pid is not None
+        os.kill(old_pid, signal.SIGKILL)
+        await until(lambda: svc.pid != old_pid, 10, "the supervisor saw the kill")
+        # Down: the portrait draws the whole sentence; its start is held at most the hold (+1 for the tick).
+        before = room.stage.frame
+        await _say(rooms, [sentence], "服务重启的时候我们还在播。")
+        ev = starts[0][-1]
+        assert (link.neural, link.fallbacks) == (2, 1)
+        assert ev.held <= link.hold_frames and ev.frame - before <= link.hold_frames + 1
+        await until(lambda: _device_fallbacks("k1") == device0 + 1, 10, "the outage counted once")
+        # Back: once the restarted service answers and the link's retry wait (≤ 2 s) is over, the model draws again.
+        await until(lambda: svc.pid not in (None, old_pid), 60, "the restart")
+        await svc.wait_ready(120)
+        await asyncio.sleep(2.0)
+        await _say(rooms, [_pause(5.0), sentence], "服务回来了。")
+        assert (link.neural, link.fallbacks) == (4, 1)
+    finally:
+        await room.stop(0.5)
+        await hs.stop()
+    assert assert_no_gap(tmp_path / "k1.flv", min_seconds=2.0) > 2.0
