@@ -24,14 +24,13 @@ from renderer.neural.model import (
     SEGMENT_S,
     VAE_SCALING,
     WHISPER_RATE,
+    ModelLayout,
     positional_encoding,
     tokens_per_frame,
 )
 
 if TYPE_CHECKING:
     import torch
-
-    from renderer.neural.loader import ModelLayout
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,13 +15,12 @@ Layout (as published; `model_dir` is the folder holding these):
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from renderer.errors import AvatarError
+from renderer.neural.model import ModelLayout
 
 if TYPE_CHECKING:
     import torch
@@ -35,33 +34,6 @@ Dtype = Literal["auto", "float32", "float16", "bfloat16"]
 
 class ModelFilesError(AvatarError):
     """A model folder that lacks a file of the published layout (str() names the file) or holds a broken one."""
-
-
-@dataclass(frozen=True)
-class ModelLayout:
-    root: Path
-    unet_config: Path
-    unet_weights: Path
-    vae_dir: Path
-    vae_weights: Path
-    whisper_dir: Path
-    whisper_weights: Path
-
-    def model_id(self) -> str:
-        """Identifies the weights for cache keys: size and first 16 MiB of each weights file, hashed."""
-        h = hashlib.sha256()
-        for f in (self.unet_weights, self.vae_weights, self.whisper_weights):
-            h.update(str(f.stat().st_size).encode())
-            with f.open("rb") as fh:
-                h.update(fh.read(16 << 20))
-        return h.hexdigest()[:20]
-
-    def vae_id(self) -> str:
-        """The reference latents depend on the VAE alone: its weights' size and first 16 MiB, hashed."""
-        h = hashlib.sha256(str(self.vae_weights.stat().st_size).encode())
-        with self.vae_weights.open("rb") as fh:
-            h.update(fh.read(16 << 20))
-        return h.hexdigest()[:20]
 
 
 def _one_of(folder: Path, names: tuple[str, ...], key: str) -> Path:

@@ -7,6 +7,10 @@ used by tests and the bench to build a model of the same shape with random weigh
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
 
 CROP = 256  # face crop side in px: the VAE sees 256x256, the UNet 32x32 latents
@@ -95,3 +99,30 @@ def positional_encoding(length: int, d_model: int) -> np.ndarray:
     pe[:, 0::2] = np.sin(pos * div)
     pe[:, 1::2] = np.cos(pos * div)[:, : d_model // 2]
     return pe.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class ModelLayout:
+    root: Path
+    unet_config: Path
+    unet_weights: Path
+    vae_dir: Path
+    vae_weights: Path
+    whisper_dir: Path
+    whisper_weights: Path
+
+    def model_id(self) -> str:
+        """Identifies the weights for cache keys: size and first 16 MiB of each weights file, hashed."""
+        h = hashlib.sha256()
+        for f in (self.unet_weights, self.vae_weights, self.whisper_weights):
+            h.update(str(f.stat().st_size).encode())
+            with f.open("rb") as fh:
+                h.update(fh.read(16 << 20))
+        return h.hexdigest()[:20]
+
+    def vae_id(self) -> str:
+        """The reference latents depend on the VAE alone: its weights' size and first 16 MiB, hashed."""
+        h = hashlib.sha256(str(self.vae_weights.stat().st_size).encode())
+        with self.vae_weights.open("rb") as fh:
+            h.update(fh.read(16 << 20))
+        return h.hexdigest()[:20]
