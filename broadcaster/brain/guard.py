@@ -117,6 +117,13 @@ _ALSO = re.compile(r"也|照样|同样|一样")
 _DIGIT_CHARS = str.maketrans("零〇幺一二三四五六七八九", "001123456789")
 # How many of the viewer's characters in a row, repeated by the model and in no passage, make an echo.
 ECHO_CHARS = 6
+
+
+def echo_len(question: str) -> int:
+    """How long a run of the viewer's characters must be to be an echo: ECHO_CHARS, or the whole of a shorter
+    question (a four-character insult repeated whole is an echo); 0 (no check) under three characters."""
+    n = len(dense(question))
+    return min(ECHO_CHARS, n) if n >= 3 else 0
 _LEAK_PHRASES = re.compile(
     r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|我的提示|设定(?:里|中|上|是)|我的规则|这些规则|规则是|第.条规则|人设|"
     r"被要求|开发者(?:消息|指令)?|ignore (?:all |the )?previous|忽略(?:之前|以上|上面)的|以下是(?:资料|参考)|"
@@ -378,8 +385,8 @@ class GroundingGuard:
         # Runs of the viewer's words that the passages and rules do not also contain: voiced back, they are an echo.
         q = dense(question)
         known = dense(self._joined)
-        self._echo = {q[i : i + ECHO_CHARS] for i in range(len(q) - ECHO_CHARS + 1)} - {
-            q[i : i + ECHO_CHARS] for i in range(len(q) - ECHO_CHARS + 1) if q[i : i + ECHO_CHARS] in known}
+        self._echo_len = k = echo_len(question)
+        self._echo = {q[i : i + k] for i in range(len(q) - k + 1) if q[i : i + k] not in known} if k else set()
         self._return_units = [u for t in self.texts for u in return_units(t)]
 
     def check(self, sentence: str) -> GuardVerdict:
@@ -388,7 +395,8 @@ class GroundingGuard:
             return GuardVerdict(False, f"prompt leak: {leak}")
         if self._echo:
             d = dense(sentence)
-            run = next((d[i : i + ECHO_CHARS] for i in range(len(d) - ECHO_CHARS + 1) if d[i : i + ECHO_CHARS] in self._echo), "")
+            k = self._echo_len
+            run = next((d[i : i + k] for i in range(len(d) - k + 1) if d[i : i + k] in self._echo), "")
             if run:
                 return GuardVerdict(False, f"echo of the viewer's words {run}")
         verdict = self.check_claims(sentence)

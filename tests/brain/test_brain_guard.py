@@ -175,3 +175,5 @@ def test_a_sentence_repeating_the_viewers_words_is_an_echo() -> None:
     assert g.check("直播间到手价99元一罐。").ok  # its own words, or the passages' ("云雾绿茶" is both), are no echo
     assert GroundingGuard(TEA, RULES, question="云雾绿茶日常价是多少").check("云雾绿茶日常价128元。").ok
     assert GroundingGuard(TEA, RULES).check("隔壁家的茶叶更香更便宜。").ok  # without the question: not checked
+    assert "echo" in GroundingGuard(TEA, RULES, question="蠢蛋主播").check("收到，蠢蛋主播。").reason  # a short one whole
+    assert GroundingGuard(TEA, RULES, question="包邮吗").check("全国包邮。").ok  # the KB's own words
