@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from broadcaster.brain.config import AuditConfig, BrainConfig, ModerationConfig
 from broadcaster.director.config import DirectorConfig
@@ -116,6 +125,22 @@ class RoomConfig(Model):
     @classmethod
     def _blank_is_unset(cls, v: Any) -> Any:
         return None if isinstance(v, str) and not v.strip() else v  # ${VA_REDIS_URL:-} with the variable unset
+
+    # Per section, what the files and folders it names looked like when this config was loaded: a words file,
+    # talk track or KB edited in place is a change of that section although its YAML is the same.
+    _files: dict[str, tuple[Any, ...]] = PrivateAttr(default_factory=dict)
+
+    def files_now(self) -> dict[str, tuple[Any, ...]]:
+        """Per section, the state of the files and folders it names, read now."""
+        return {name: tuple(_file_state(p) for _, _, p in _named_paths(getattr(self, name)))
+                for name in type(self).model_fields if isinstance(getattr(self, name), BaseModel | list)}
+
+    def note_files(self) -> None:
+        self._files = self.files_now()
+
+    def changed(self, old: RoomConfig, keys: Iterable[str]) -> list[str]:
+        """Those of `keys` whose section differs from `old`'s, in its YAML or in a file it names."""
+        return [k for k in keys if getattr(old, k) != getattr(self, k) or old._files.get(k) != self._files.get(k)]
 
     @model_validator(mode="after")
     def _audio_frame_exact(self) -> RoomConfig:
@@ -301,7 +326,9 @@ def parse_config(data: Any, file: str | os.PathLike[str] = "<config>", *, check_
     _old_keys(data, file)
     data = _substitute(data, str(file), "")
     path = Path(file)
-    context = {"base_dir": path.resolve().parent} if path.is_file() else None
+    # Not resolved: a Kubernetes ConfigMap file is a link into a ..<timestamp> folder the kubelet deletes at the
+    # next edit; relative paths must stay under the folder the operator named.
+    context = {"base_dir": Path(os.path.abspath(path)).parent} if path.is_file() else None
     try:
         config = Config.model_validate(data, context=context)
     except ValidationError as exc:
@@ -311,6 +338,8 @@ def parse_config(data: Any, file: str | os.PathLike[str] = "<config>", *, check_
         raise ConfigError(file, "", f"nested more than {MAX_DEPTH} levels deep") from None
     if check_files:
         check_paths(config, file)
+    for room in config.rooms:
+        room.note_files()
     return config
 
 
@@ -342,9 +371,14 @@ def _unreadable(path: Path, key: str) -> str | None:
     return None
 
 
-def check_paths(config: BaseModel, file: str | os.PathLike[str] = "<config>", prefix: str = "") -> None:
-    """Walks the validated model: every Path it names for reading (talk track, words file, KB dir, replay
-    file, portrait, fonts, models, FAQ files…) must exist now. ConfigError names the first that does not."""
+def _named_paths(config: Any, prefix: str = "") -> Iterator[tuple[str, str, Path]]:
+    """(key path, field name, path) for every Path the model names for reading (not those the daemon writes)."""
+    if isinstance(config, list | tuple):
+        for i, item in enumerate(config):
+            yield from _named_paths(item, f"{prefix}[{i}]")
+        return
+    if not isinstance(config, BaseModel):
+        return
     for name in type(config).model_fields:
         if (type(config).__name__, name) in _CREATED:
             continue
@@ -354,11 +388,43 @@ def check_paths(config: BaseModel, file: str | os.PathLike[str] = "<config>", pr
         for i, item in items:
             where = key if i is None else f"{key}[{i}]"
             if isinstance(item, Path):
-                problem = _unreadable(item, name)
-                if problem is not None:
-                    raise ConfigError(file, where, problem)
+                yield where, name, item
             elif isinstance(item, BaseModel):
-                check_paths(item, file, where)
+                yield from _named_paths(item, where)
+
+
+def check_paths(config: BaseModel, file: str | os.PathLike[str] = "<config>", prefix: str = "") -> None:
+    """Walks the validated model: every Path it names for reading (talk track, words file, KB dir, replay
+    file, portrait, fonts, models, FAQ files…) must exist now. ConfigError names the first that does not."""
+    for where, name, path in _named_paths(config, prefix):
+        problem = _unreadable(path, name)
+        if problem is not None:
+            raise ConfigError(file, where, problem)
+
+
+_MAX_FOLDER_FILES = 10_000
+
+
+def _file_state(path: Path) -> tuple[Any, ...]:
+    """Size and modification time of a file, or of every file under a folder (hidden ones skipped, as the
+    KB skips them), so an edit in place shows. Links are followed: a ConfigMap's files are links."""
+    full = path.expanduser()
+    try:
+        if full.is_dir():
+            out: list[tuple[str, int, int]] = []
+            for p in sorted(full.rglob("*")):
+                rel = p.relative_to(full)
+                if any(part.startswith(".") for part in rel.parts) or not p.is_file():
+                    continue
+                st = p.stat()
+                out.append((rel.as_posix(), st.st_size, st.st_mtime_ns))
+                if len(out) >= _MAX_FOLDER_FILES:
+                    break
+            return (str(path), tuple(out))
+        st = full.stat()
+        return (str(path), st.st_size, st.st_mtime_ns)
+    except OSError:
+        return (str(path), None)
 
 
 # -- reading the file -------------------------------------------------------------------------------------

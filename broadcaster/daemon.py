@@ -7,7 +7,7 @@ import asyncio
 import hashlib
 import logging
 import signal
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,10 +59,13 @@ def plan_reload(old: Config, new: Config) -> list[RoomPlan]:
     return plans
 
 
-def _digest(path: Path) -> str:
-    """The config file's content hash, read through any symlinks (a ConfigMap swaps its `..data` link)."""
+def _digest(path: Path, rooms: Sequence[RoomConfig] = ()) -> str:
+    """The config file's content hash, read through any symlinks (a ConfigMap swaps its `..data` link), and the
+    state of every file its rooms name (a words file or talk track edited in place, or in the same ConfigMap)."""
     with open(path, "rb") as f:
-        return hashlib.sha256(f.read(MAX_FILE_BYTES + 1)).hexdigest()
+        h = hashlib.sha256(f.read(MAX_FILE_BYTES + 1))
+    h.update(repr([r.files_now() for r in rooms]).encode())
+    return h.hexdigest()
 
 
 Runner = RoomSlot | WorkerHandle
@@ -81,6 +84,7 @@ class Daemon:
         self.stopping = False
         self.last_reload: dict[str, Any] | None = None  # the last reload's result (status, console)
         self._config_hash: str | None = None  # of the file the running config was last loaded from
+        self._watched: Sequence[RoomConfig] = config.rooms  # whose named files the watcher also watches
         self._watcher: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.services: HostServices | None = None
@@ -106,7 +110,7 @@ class Daemon:
     async def start(self) -> None:
         if self.config_path is not None:
             try:
-                self._config_hash = await asyncio.to_thread(_digest, self.config_path)
+                self._config_hash = await asyncio.to_thread(_digest, self.config_path, self._watched)
             except OSError:
                 self._config_hash = None
         # The shared services first: the rooms' voices find them through the environment it sets.
@@ -180,8 +184,12 @@ class Daemon:
                 digest = None
             if remember:
                 # Before parsing: a file refused once is not tried again by the watcher until it changes.
-                self._config_hash = digest
-            return digest, load_config(path)
+                self._config_hash = digest and _digest(path, self._watched)
+            new = load_config(path)
+            if remember:
+                self._watched = new.rooms
+                self._config_hash = digest and _digest(path, new.rooms)
+            return digest, new
 
         _, new = await asyncio.to_thread(read)
         # Before anything is built or logged: a secret that first appears in this file is masked from here on,
@@ -197,7 +205,7 @@ class Daemon:
         while True:
             await asyncio.sleep(WATCH_EVERY_S)
             try:
-                digest = await asyncio.to_thread(_digest, self.config_path)
+                digest = await asyncio.to_thread(_digest, self.config_path, self._watched)
             except OSError as exc:
                 if not unreadable:
                     log.warning("config file %s cannot be read (%s); keeping the running config", self.config_path,

@@ -64,7 +64,7 @@ CONTENT_KEYS = ("name", "voice", "sources", "director", "brain", "moderation", "
 
 def content_changes(old: RoomConfig, new: RoomConfig) -> list[str]:
     """The content sections that differ (those a running show can take without a cut)."""
-    return [k for k in CONTENT_KEYS if getattr(old, k) != getattr(new, k)]
+    return new.changed(old, CONTENT_KEYS)
 
 
 @dataclasses.dataclass

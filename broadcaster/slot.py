@@ -22,7 +22,7 @@ MEDIA_KEYS = ("video", "audio", "outputs", "avatar")
 
 
 def media_changes(old: RoomConfig, new: RoomConfig) -> list[str]:
-    return [k for k in MEDIA_KEYS if getattr(old, k) != getattr(new, k)]
+    return new.changed(old, MEDIA_KEYS)
 
 
 class RoomSlot:

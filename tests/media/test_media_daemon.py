@@ -163,6 +163,38 @@ async def test_content_changes_apply_live_at_the_next_line_without_a_cut(tmp_pat
     assert rec.video.duration >= frames / 25 - 0.1, "no gap: one recording spans the whole run"
 
 
+async def test_files_edited_in_place_apply_live_though_the_yaml_is_unchanged(tmp_path):
+    """Operators edit the talk track and the words file where they are (a ConfigMap update does the same): the
+    reload sees the sections whose files changed and applies them live; an untouched file changes nothing."""
+    talk, words = tmp_path / "talk.yaml", tmp_path / "words.txt"
+    talk.write_text(yaml.safe_dump({"segments": [{"name": "a", "lines": ["旧版的话。"]}]}, allow_unicode=True))
+    words.write_text("苹果派\n", encoding="utf-8")
+    path = write_config(tmp_path / "c.yaml", [room("r", tmp_path, director={"talk": {"file": str(talk), "gap_s": 0.1}},
+                                                   moderation={"words_file": str(words)})], tmp_path)
+    daemon = Daemon(load_config(path), path)
+    await daemon.start()
+    try:
+        r = daemon.rooms["r"]
+        await _until(lambda: any(a.get("text") == "旧版的话。" for a in _audit(tmp_path / "audit-r.jsonl")), 30,
+                     "a line of the first talk track")
+        assert (await daemon.reload())["unchanged"] == ["r"], "nothing edited: nothing applies"
+        assert r.show.director.moderator.check("香蕉船来了").ok
+        talk.write_text(yaml.safe_dump({"segments": [{"name": "a", "lines": ["新版的话。"]}]}, allow_unicode=True))
+        words.write_text("苹果派\n香蕉船\n", encoding="utf-8")
+        assert (await daemon.plan())["rooms"] == [{"room": "r", "action": "live", "sections": ["director", "moderation"],
+                                                   "cuts_stream": False}]
+        result = await daemon.reload()
+        assert result["live"] == ["r"] and not result["failed"], result
+        assert daemon.rooms["r"] is r and r.clock.running, "the same room, still on air"
+        assert not r.show.director.moderator.check("香蕉船来了").ok, "the edited words file is in force"
+        await _until(lambda: any(a.get("text") == "新版的话。" for a in _audit(tmp_path / "audit-r.jsonl")), 30,
+                     "a line of the edited talk track")
+        assert (await daemon.reload())["unchanged"] == ["r"], "applied once, not at every reload"
+    finally:
+        await daemon.stop()
+    assert not (tmp_path / "r~1.flv").exists(), "a content change never starts a new recording"
+
+
 async def test_a_media_change_that_cannot_be_prepared_leaves_the_old_room_on_air(tmp_path):
     path = write_config(tmp_path / "m.yaml", [room("a", tmp_path)], tmp_path)
     daemon = Daemon(load_config(path), path)
