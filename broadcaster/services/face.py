@@ -108,7 +108,9 @@ class FaceService(Service):
         super().__init__(params)
         self.model: FaceModel | None = None
         self.fallback = False  # asked for a GPU (auto) and runs on the CPU
-        self._utts: BoundedDict[tuple[str, int], _Features] = BoundedDict(64)
+        # Features of utterances whose frames are still coming (a frame the host dropped as late never comes:
+        # those entries go when newer ones push them out).
+        self._utts: BoundedDict[tuple[str, int], _Features] = BoundedDict(32)
         self.pass_frames = Histogram(BATCH_BUCKETS)  # frames per UNet pass
         self.device_failures = 0
         self._failing = False  # in a run of failed passes: logged once
@@ -382,8 +384,10 @@ class FaceLink:
         self._client: ServiceClient | None = None
         self._registered: int | None = None  # pid of the service process our source is registered with
         self._register_lock = asyncio.Lock()
+        self._connecting: asyncio.Task[ServiceClient] | None = None
         self._lock = threading.Lock()
-        self._utts: BoundedDict[int, _Utt] = BoundedDict(64)
+        self._utts: BoundedDict[int, _Utt] = BoundedDict(64)  # pushed, not started yet (by utterance id)
+        self._tasks: set[asyncio.Task[None]] = set()  # requests of utterances still on their way
         self._backoff = Backoff(retry_s, retry_max_s, wait_jitter=0.2)
         self._down_until = 0.0  # monotonic: no requests (no hold) until then
         self._down: str | None = None  # why, while a failure episode lasts (logged once)
@@ -404,10 +408,25 @@ class FaceLink:
         """Connects and registers the source (bounded by wait_s). A service not there is not fatal: the room
         goes on air with the portrait drawing its utterances, and the link tries again later."""
         self._loop = asyncio.get_running_loop()
+        with contextlib.suppress(ServiceError, OSError):
+            await self._connected(wait_s)
+
+    def _connected(self, wait_s: float | None = None) -> asyncio.Future[ServiceClient]:
+        """The connection attempt under way, shared by every utterance that needs it. Its failure is recorded
+        by the attempt itself: an utterance that stops waiting (the portrait took it after its hold) must not
+        hide a dead service."""
+        if self._connecting is None or self._connecting.done():
+            task = asyncio.get_running_loop().create_task(self._connect(wait_s), name=f"face-connect-{self.room}")
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # retrieved: nobody may await it
+            self._connecting = task
+        return asyncio.shield(self._connecting)
+
+    async def _connect(self, wait_s: float | None) -> ServiceClient:
         try:
-            await self._ensure(wait_s)
-        except (ServiceError, TimeoutError, OSError) as exc:
+            return await self._ensure(wait_s)
+        except (ServiceError, OSError) as exc:
             self._link_failed("service", exc)
+            raise
 
     async def _ensure(self, wait_s: float | None = None) -> ServiceClient:
         if self._client is None:
@@ -436,8 +455,8 @@ class FaceLink:
 
     async def close(self) -> None:
         with self._lock:
-            tasks = [u.task for u in self._utts.values() if u.task is not None]
             self._utts.clear()
+        tasks = [*self._tasks, *([self._connecting] if self._connecting is not None else [])]
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -457,6 +476,8 @@ class FaceLink:
             rec.failed = "down"  # known broken: no hold, the portrait draws it
         elif ks.size:
             rec.task = asyncio.get_running_loop().create_task(self._serve(rec), name=f"face-{self.room}-{utt.id}")
+            self._tasks.add(rec.task)
+            rec.task.add_done_callback(self._tasks.discard)
         with self._lock:
             self._utts[utt.id] = rec
 
@@ -469,7 +490,12 @@ class FaceLink:
 
     async def _serve(self, rec: _Utt) -> None:
         try:
-            client = await self._ensure()
+            client = await self._connected()
+        except (ServiceError, OSError):
+            with self._lock:
+                rec.failed = "service"  # the attempt counted and logged it
+            return
+        try:
             ks = [int(k) for k in np.flatnonzero(rec.voiced)]
             # Tasks start in creation order, and a request is written before its task first yields: the
             # utterance's audio reaches the service ahead of its frames.
@@ -572,7 +598,8 @@ class FaceLink:
         portrait."""
         self._m_hold.observe(held / self.fps)
         with self._lock:
-            rec = self._utts.get(utt.id)
+            # From here the record lives on in its requests' task only (answers reach it directly).
+            rec = self._utts.pop(utt.id, None)
             if rec is not None and rec.failed is None and all(k in rec.crops for k in rec.first):
                 rec.mode, rec.start = "neural", n
                 self.figure.expect(n, rec.voiced)
