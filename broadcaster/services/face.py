@@ -1,9 +1,11 @@
 """The shared neural face service (one loaded model per host, every room's frames batched) and a room's link to it.
 
 Service side (`FaceService`, run by broadcaster.services.host, or standalone with
-`python -m broadcaster.services.face` as the Kubernetes DaemonSet does): loads the MuseTalk-layout
-model once on `avatar.device` (auto|cuda:N|cpu; auto without a usable GPU, or a GPU load that fails,
-runs on the CPU with one log line and says so to every room). Three kinds of request, all batched by
+`python -m broadcaster.services.face` as the Kubernetes DaemonSet does, configured by VA_SERVICES_DIR,
+VA_FACE_MODEL_DIR, VA_FACE_DEVICE, VA_FACE_DTYPE, VA_FACE_MAX_BATCH, VA_FACE_MAX_WAIT_MS; the rooms'
+daemon then needs VA_FACE_SERVICE=external so it does not start its own): loads the MuseTalk-layout
+model once on `avatar.device` (auto|cuda:N|cpu; auto without a usable GPU runs on the CPU, logged, and
+the rooms count the fallback; a GPU load that fails exits, so the supervisor retries it after a backoff). Three kinds of request, all batched by
 the host across rooms:
   source {key}            → {known}; with inputs [crops (N, 256, 256, 3) uint8] it encodes and registers them
   utt {utt, sr, fps}      inputs [pcm]: whisper features of one utterance, kept until its frames are served
@@ -61,6 +63,7 @@ FACTORY = "broadcaster.services.face:FaceService"
 DEVICE_FAILURE = "face device failure"  # prefix of the error a pass that ran out of memory (or lost its GPU) answers
 MODEL_BATCH = 64  # frames per UNet pass inside the model: above any sensible host max_batch, so a host batch is one pass
 FIRST_FRAMES = 3  # voiced frames that must be there before an utterance may start with the neural face
+EXTERNAL_ENV = "VA_FACE_SERVICE"  # "external": the face service runs outside the daemon (Kubernetes DaemonSet)
 SLACK_S = 0.2  # a frame request lives this long past its predicted air time (start shifts, a slow batch)
 
 
@@ -79,7 +82,10 @@ def _spec(model_dir: str, device: str, dtype: str) -> ServiceSpec:
 
 
 def specs(config: Config) -> list[ServiceSpec]:
-    """Provider (PROVIDERS): one face service per distinct model among the rooms whose avatar is neural."""
+    """Provider (PROVIDERS): one face service per distinct model among the rooms whose avatar is neural; none when
+    VA_FACE_SERVICE=external (a node's DaemonSet serves the face; the daemon must not bind its socket too)."""
+    if os.environ.get(EXTERNAL_ENV, "").lower() == "external":
+        return []
     return [spec_for_avatar(room.avatar) for room in config.rooms if room.avatar.kind == "neural"]
 
 
@@ -120,13 +126,11 @@ class FaceService(Service):
 
         faults.arm_from_env()  # VA_FAULTS reaches the service through the daemon's environment
         model_dir, device, dtype = Path(self.params["model_dir"]), str(self.params["device"]), self.params["dtype"]
-        try:
-            self.model = load_face_model(model_dir, device, dtype, max_batch=MODEL_BATCH)
-        except Exception as exc:
-            if device != "auto" or not _device_error(exc):
-                raise  # an explicit cuda:N that fails exits; the daemon restarts the service later (backoff)
-            log.warning("face: loading on the GPU failed (%s: %s); running on the CPU", type(exc).__name__, exc)
-            self.model = load_face_model(model_dir, "cpu", dtype, max_batch=MODEL_BATCH)
+        # Out of memory or a driver failure while loading onto a GPU raises: the process exits, its rooms draw the
+        # CPU portrait, and the daemon (or the DaemonSet) starts it again after a backoff: the GPU is retried.
+        # A full-size model on the CPU would only take the rooms' cores for frames that come too late. Without
+        # any usable GPU, `auto` loads on the CPU (resolve_device logs it; the rooms count the fallback).
+        self.model = load_face_model(model_dir, device, dtype, max_batch=MODEL_BATCH)
         self.fallback = device != "cpu" and self.model.device == "cpu"
         return {"device": self.model.device, "dtype": str(self.model.dtype).removeprefix("torch."),
                 "model": model_dir.name, "fallback": self.fallback, "tokens": self.model.tokens}

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +21,16 @@ from broadcaster.lines import Line, LineSource, Utterance
 from broadcaster.services import HostServices
 from broadcaster.services.client import ServiceClient
 from broadcaster.services.config import ServicesConfig
-from broadcaster.services.face import DEVICE_FAILURE, FaceService, spec_for_avatar, standalone_spec
+from broadcaster.services.face import DEVICE_FAILURE, FaceService, spec_for_avatar, specs, standalone_spec
 from broadcaster.services.service import socket_path
-from broadcaster.stage import StageEvent, StageEventKind
+from broadcaster.stage import Stage, StageEvent, StageEventKind
 from renderer.base import MouthTrack
 from renderer.config import AvatarConfig
 from renderer.neural.audio import voiced_mask
 from renderer.neural.prepare import prepare
 from tests.chaos.chaos_support import assert_no_gap
 from tests.services.support import until
+from tests.support.media import tone_utterance
 
 FPS = 25
 RATE = 44100
@@ -51,6 +54,60 @@ def test_rooms_and_the_daemonset_name_the_same_socket(tiny_model_dir: Path, phot
     assert socket_path("/run/va", room) == socket_path("/run/va", pod) and pod.max_batch == 16
     other = standalone_spec({"VA_FACE_MODEL_DIR": str(tiny_model_dir)})  # auto ≠ cpu: another service
     assert socket_path("/run/va", other) != socket_path("/run/va", room)
+
+
+def test_a_daemon_served_by_a_daemonset_starts_no_face_service(tiny_model_dir: Path, photos: dict[str, Path],
+                                                                monkeypatch) -> None:
+    cfg = Config.model_validate({"rooms": [{"id": "a", "avatar": _avatar(tiny_model_dir, photos["hopper"])}]})
+    assert len(specs(cfg)) == 1
+    monkeypatch.setenv("VA_FACE_SERVICE", "external")
+    assert specs(cfg) == []
+
+
+def test_the_service_and_the_room_side_import_no_torch() -> None:
+    """The default install has no torch: the daemon imports the face provider, a room the link, neither loads it."""
+    code = ("import sys, broadcaster.services.face, broadcaster.room, broadcaster.daemon; "
+            "sys.exit('torch' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0
+
+
+def test_the_stage_holds_a_start_no_longer_than_the_hold() -> None:
+    events: list[StageEvent] = []
+    stage = Stage(FPS, RATE, on_event=lambda ev: events.append(ev) if ev.kind == StageEventKind.START else None)
+    ready = {"now": False}
+    stage.set_gate(lambda utt: ready["now"], 2)
+    n = 0
+
+    def tick_until_start() -> StageEvent:
+        """Ticks until the pushed utterance starts (held frames are idle: no speech), then until it ended."""
+        nonlocal n
+        count = len(events)
+        while len(events) == count:
+            assert n < 1000
+            state, _ = stage.tick(n)
+            assert state.speaking == (len(events) > count)
+            n += 1
+        while stage.busy():
+            stage.tick(n)
+            n += 1
+        return events[-1]
+
+    stage.push(tone_utterance(0.2, RATE, FPS))  # its face frames never come: held 2 frames, then it starts
+    pushed = n
+    ev = tick_until_start()
+    assert (ev.held, ev.frame - pushed) == (2, 2)
+    ready["now"] = True  # they are there: no hold
+    stage.push(tone_utterance(0.2, RATE, FPS))
+    pushed = n
+    ev = tick_until_start()
+    assert ev.held == 0
+    ready["now"] = False
+    stage.push(tone_utterance(0.2, RATE, FPS))
+    stage.tick(n)  # held one frame; then they arrive
+    n += 1
+    ready["now"] = True
+    ev = tick_until_start()
+    assert ev.held == 1
 
 
 async def test_three_rooms_frames_go_through_one_forward_pass(
