@@ -116,7 +116,7 @@ class FaceService(Service):
         self.fallback = False  # asked for a GPU (auto) and runs on the CPU
         # Features of utterances whose frames are still coming (a frame the host dropped as late never comes:
         # those entries go when newer ones push them out).
-        self._utts: BoundedDict[tuple[str, int], _Features] = BoundedDict(32)
+        self._utts: BoundedDict[tuple[str, int], _Features] = BoundedDict(96)
         self.pass_frames = Histogram(BATCH_BUCKETS)  # frames per UNet pass
         self.device_failures = 0
         self._failing = False  # in a run of failed passes: logged once
@@ -366,6 +366,7 @@ class _Utt:
     start: int | None = None
     mode: str = "pending"  # → "neural" or "fallback" at its START
     failed: str | None = None  # why the service cannot draw it ("service", "device", "down")
+    lost: int = 0  # frames given up before it started (past their deadline: e.g. a long pause): the portrait's
     task: asyncio.Task[None] | None = None
 
 
@@ -528,13 +529,13 @@ class FaceLink:
         try:
             reply = await client.call(params, timeout_s=self._until(rec.guess + k))
         except TimeoutError:
-            self._late(1)
+            self._lost(rec)
             return
         except ServiceError as exc:
             if isinstance(exc, ServiceUnavailable) or DEVICE_FAILURE in str(exc):
                 raise  # the service or its GPU failed: the utterance falls back
             # Dropped unrun past its deadline, or its audio came too late: this frame is late, nothing broke.
-            self._late(1)
+            self._lost(rec)
             return
         self._deliver(rec, k, reply.outputs[0])
 
@@ -560,6 +561,14 @@ class FaceLink:
         else:
             self.delivered += 1
             self._m_frames.inc()
+
+    def _lost(self, rec: _Utt) -> None:
+        """A frame that will never come. Before its utterance started, the portrait will draw all of it (a mouth
+        frozen over part of a sentence would be worse than the other style for the whole of it)."""
+        with self._lock:
+            if rec.mode == "pending":
+                rec.lost += 1
+        self._late(1)
 
     def _late(self, frames: int) -> None:
         self.late += frames
@@ -592,10 +601,10 @@ class FaceLink:
 
     def ready(self, utt: Utterance) -> bool:
         """The stage's gate: may this utterance start now? Yes when its first face frames are here, or when it
-        is known that none will come (then the portrait draws it); no while they are on their way."""
+        is known that they will not all come (then the portrait draws it); no while they are on their way."""
         with self._lock:
             rec = self._utts.get(utt.id)
-            return rec is None or rec.failed is not None or all(k in rec.crops for k in rec.first)
+            return rec is None or rec.failed is not None or rec.lost > 0 or all(k in rec.crops for k in rec.first)
 
     def on_start(self, utt: Utterance, n: int, held: int) -> None:
         """The utterance starts at stage frame n (before that frame is drawn): the neural face or, whole, the
@@ -604,7 +613,7 @@ class FaceLink:
         with self._lock:
             # From here the record lives on in its requests' task only (answers reach it directly).
             rec = self._utts.pop(utt.id, None)
-            if rec is not None and rec.failed is None and all(k in rec.crops for k in rec.first):
+            if rec is not None and rec.failed is None and rec.lost == 0 and all(k in rec.crops for k in rec.first):
                 rec.mode, rec.start = "neural", n
                 self.figure.expect(n, rec.voiced)
                 for k, crop in rec.crops.items():
