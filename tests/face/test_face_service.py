@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -326,3 +327,47 @@ async def test_a_room_speaks_with_the_service_and_stays_on_air_when_it_is_killed
         await room.stop(0.5)
         await hs.stop()
     assert assert_no_gap(tmp_path / "k1.flv", min_seconds=2.0) > 2.0
+
+
+@pytest.mark.slow
+def test_a_daemon_room_in_its_worker_process_reaches_the_face_service(
+    tiny_model_dir: Path, photos: dict[str, Path], tmp_path: Path
+) -> None:
+    """The real daemon: it starts the face service for its neural room, the room's worker process finds it through
+    VA_SERVICES_DIR, a line said over the admin API goes through it, the scrape shows it, the recording has no gap."""
+    import json
+    import time
+
+    from tests.ops.ops_support import ADMIN_TOKEN, DaemonThread, request, small_room, write_config
+
+    avatar = _avatar(tiny_model_dir, photos["hopper"], face_hold_ms=1000)
+    cfg = write_config(tmp_path / "config.yaml", rooms=[small_room(
+        "w1", [{"type": "record", "path": str(tmp_path / "w1.flv")}], avatar=avatar)])
+    d = DaemonThread(cfg).start()
+    try:
+        status, _, _ = request("POST", d.url + "/api/rooms/w1/say", token=ADMIN_TOKEN,
+                               body=json.dumps({"text": "大家好，欢迎来到直播间。"}).encode())
+        assert status == 200
+
+        def figures() -> dict[str, float]:
+            body = request("GET", d.url + "/metrics")[2].decode()
+            found = {}
+            for name in ("va_face_forward_passes_total", "va_face_frames_total", "va_face_fallback_utterances_total",
+                         "va_face_hold_seconds_count"):
+                found[name] = sum(float(v) for v in re.findall(rf"^{name}{{[^}}]*}} (\S+)$", body, re.M))
+            found["up"] = float(bool(re.search(r'^va_service_up{kind="face",[^}]*} 1\.0$', body, re.M)))
+            return found
+
+        end = time.monotonic() + 90
+        seen = figures()
+        while time.monotonic() < end and not (seen["va_face_forward_passes_total"] >= 1
+                                              and seen["va_face_hold_seconds_count"] >= 1):
+            time.sleep(0.5)
+            seen = figures()
+        # The service ran the worker's frames; the sentence started (drawn by the model or, whole, the portrait).
+        assert seen["up"] == 1 and seen["va_face_forward_passes_total"] >= 1, seen
+        assert seen["va_face_hold_seconds_count"] >= 1, seen
+        time.sleep(1.0)
+    finally:
+        d.stop()
+    assert assert_no_gap(tmp_path / "w1.flv", min_seconds=2.0) > 2.0
