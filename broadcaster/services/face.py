@@ -363,6 +363,7 @@ class _Utt:
     guess: int  # the stage frame it was predicted to start on (source frames are chosen for it)
     first: list[int]  # the voiced frames that must be there before it may start with the neural face
     crops: dict[int, np.ndarray] = field(default_factory=dict)  # k → crop, until it starts
+    got: set[int] = field(default_factory=set)  # frames handed to the avatar (once it started neural)
     start: int | None = None
     mode: str = "pending"  # → "neural" or "fallback" at its START
     failed: str | None = None  # why the service cannot draw it ("service", "device", "down")
@@ -474,6 +475,7 @@ class FaceLink:
         """An utterance about to be pushed to the stage, predicted to start at stage frame `guess`."""
         from renderer.neural.audio import voiced_mask
 
+        # ~1 ms for a 4 s sentence (a resample to 16 kHz and an RMS a frame): fine on the loop.
         voiced = voiced_mask(utt.pcm, self.sample_rate, self.fps)
         ks = np.flatnonzero(voiced)
         rec = _Utt(utt, len(voiced), voiced, guess, [int(k) for k in ks[:FIRST_FRAMES]])
@@ -556,6 +558,7 @@ class FaceLink:
             else:
                 late = False
                 self.figure.deliver(n, crop)
+                rec.got.add(k)
         if late:
             self._late(1)
         else:
@@ -579,12 +582,15 @@ class FaceLink:
         with self._lock:
             rec.failed = reason
             if rec.mode == "neural" and rec.start is not None:
-                # Playing: its remaining frames go to the portrait from the next frame on (a failure is the one
-                # case a style changes inside an utterance: a frozen mouth would be worse).
-                nxt = max(self.stage.frame + 1, rec.start)
+                # Playing: from its first frame still missing on (the next frame at the earliest), the portrait
+                # draws the rest. A failure is the one case a style changes inside an utterance: a frozen mouth
+                # would be worse. Frames already here play out: often all of them, and nothing changes.
+                nxt = self.stage.frame + 1
+                missing = [rec.start + k for k in np.flatnonzero(rec.voiced)
+                           if k not in rec.got and rec.start + k >= nxt]
                 end = rec.start + rec.frames
-                if nxt < end:
-                    self.figure.use_fallback(nxt, end - nxt)
+                if missing:
+                    self.figure.use_fallback(missing[0], end - missing[0])
         self._link_failed(reason, exc)
 
     def _link_failed(self, reason: str, exc: BaseException) -> None:
@@ -618,6 +624,7 @@ class FaceLink:
                 self.figure.expect(n, rec.voiced)
                 for k, crop in rec.crops.items():
                     self.figure.deliver(n + k, crop)
+                rec.got.update(rec.crops)
                 self.delivered += len(rec.crops)
                 self._m_frames.inc(len(rec.crops))
                 rec.crops.clear()

@@ -371,3 +371,63 @@ def test_a_daemon_room_in_its_worker_process_reaches_the_face_service(
     finally:
         d.stop()
     assert assert_no_gap(tmp_path / "w1.flv", min_seconds=2.0) > 2.0
+
+
+@pytest.mark.slow
+async def test_a_kill_while_a_sentence_plays_hands_its_missing_rest_to_the_portrait(
+    tiny_model_dir: Path, photos: dict[str, Path], speech: np.ndarray, tmp_path: Path
+) -> None:
+    """The link with a real stage and avatar, ticked by hand: a sentence starts with the model's frames, the service
+    is killed -9 while most of its frames are still to come. The frames that came play out; from the first missing
+    one the portrait draws the rest of the sentence: no frame waits, none holds a stale mouth, no switch back."""
+    from broadcaster.services.face import FaceLink
+    from renderer.factory import build_avatar
+    from renderer.idle import Pose
+
+    cfg = AvatarConfig.model_validate(_avatar(tiny_model_dir, photos["hopper"]))
+    rcfg = RoomConfig.model_validate({"id": "x1", "avatar": _avatar(tiny_model_dir, photos["hopper"])})
+    hs = HostServices(Config.model_validate({"rooms": [rcfg.model_dump(mode="json")]}),
+                      cfg=ServicesConfig(kinds={"face": {"max_batch": 2, "max_wait_ms": 0}}, arena_mb=16,
+                                         restart_backoff_s=30.0))
+    await hs.start()
+    await hs.wait_ready(120)
+    fig = (await asyncio.to_thread(build_avatar, cfg, 320, 180, FPS, cache_dir=tmp_path)).figure
+    links: list[FaceLink] = []
+    stage = Stage(FPS, RATE, on_event=lambda ev: links[0].on_start(ev.utterance, ev.frame, ev.held)
+                  if ev.kind == StageEventKind.START else None)
+    link = FaceLink("x1", fig, cfg, stage)
+    links.append(link)
+    stage.set_gate(link.ready, link.hold_frames)
+    await link.start()
+    try:
+        line = Line("long", LineSource.OPERATOR)
+        utt = _utterance(speech[int(0.45 * RATE) : int(2.4 * RATE)], line, 0)  # ~2 s, mostly voiced
+        # As if queued 10 s ahead (this CPU draws a few frames a second): no frame expires before the kill.
+        link.submit(utt, stage.next_start() + 10 * FPS)
+        assert stage.push(utt)
+        await until(lambda: link.ready(utt), 60, "the first frames")
+        n = 0
+        while not stage.speaking:
+            stage.tick(n)
+            n += 1
+        assert link.neural == 1
+        (svc,) = hs.services.values()
+        os.kill(svc.pid, signal.SIGKILL)
+        await until(lambda: link._down is not None, 10, "the link saw the kill")
+        assert link.delivered < int(voiced_mask(utt.pcm, RATE, FPS).sum()), "frames were still to come"
+        pose = Pose(0, 0, 0, 0, 0, 0, 0)
+        drawn_by = []
+        held = fig.late_frames
+        while stage.speaking:
+            state, _ = stage.tick(n)
+            n += 1
+            got, want = np.zeros((180, 320, 3), np.uint8), np.zeros((180, 320, 3), np.uint8)
+            fig.render_into(got, state, pose)
+            fig.fallback.render_into(want, state, pose)
+            drawn_by.append("portrait" if np.array_equal(got, want) else "model")
+        first = drawn_by.index("portrait")
+        assert set(drawn_by[first:]) == {"portrait"}, drawn_by
+        assert fig.late_frames == held, "a frame waited for a crop that was never coming"
+    finally:
+        await link.close()
+        await hs.stop()
