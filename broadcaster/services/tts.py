@@ -62,18 +62,6 @@ def build_backend(params: dict[str, Any], *, room: str = "service") -> TTSBacken
                         profile=profile, embeddings_dir=Path(emb) if emb else None)
 
 
-def _start_torch_threads() -> None:
-    """Runs one parallel torch op on this (the process's main) thread before the model runs on its worker thread.
-
-    Measured with the tiny VITS on this 2-core machine: when the first parallel op of a process runs on a
-    non-main thread (the backend's worker), every later synthesis took 100–2900 ms instead of 17–60 ms;
-    one op here first makes the OpenMP pool the main thread's, and the worker's calls reuse it.
-    """
-    import torch
-
-    torch.ones(1 << 20).sum()
-
-
 class TTSService(Service):
     """params: see spec_for_voice. Request params: {"text": str}; partial answers: one float32 PCM chunk each."""
 
@@ -82,7 +70,9 @@ class TTSService(Service):
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
         if params["backend"] == "coqui":
-            _start_torch_threads()
+            from broadcaster.voice.backends.coqui import start_torch_threads
+
+            start_torch_threads()
         self.backend = build_backend(params)
 
     async def load(self) -> dict[str, Any]:
