@@ -10,6 +10,7 @@ import fnmatch
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -163,8 +164,13 @@ def test_the_build_context_has_the_sources_and_nothing_else() -> None:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> zipfile.ZipFile:
     out = tmp_path_factory.mktemp("wheel")
+    # From a copy: setuptools builds in the source tree's build/, whose leftovers (a file since deleted) would
+    # end up in the wheel and hide a missing one.
+    src = out / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "out", "*.egg-info",
+                                                             "__pycache__", ".pytest_cache", ".ruff_cache"))
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=300,
+                            "-w", str(out), str(src)], capture_output=True, text=True, timeout=300,
                            cwd=out, env={**os.environ, "PIP_NO_INDEX": "1"})
     assert build.returncode == 0, build.stderr
     (path,) = out.glob("virtual_anchor-*.whl")
