@@ -102,7 +102,7 @@ _ADDRESS_SLOT = re.compile(r"(?:^|[^\u4e00-\u9fff])(?:(?:你|主播|你们|这�
                            r"|^([\u4e00-\u9fff]{2,3})(?=[\s，,。!！~])")
 # Contact rules, over contact views of a text (see _contact_views): digits, ids and app names as read.
 _APP = (r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun|纸飞机|飞机号|tg|telegram|"
-        r"whatsapp|抖音号|快手号|dy号|小红书号|微博号)")
+        r"whatsapp|抖音号|快手号|dy号|小红书号|微博号|绿色(?:聊天)?(?:软件|app)|绿软|聊天软件|飞书|钉钉|陌陌)")
 _ID = r"(?=[a-z0-9_\-]*(?:\d|_))[a-z][a-z0-9_\-]{4,}(?![a-z0-9_])"  # an id: letters with digits or _
 _APP_CORE = r"(?:qq|扣扣|koukou|企鹅|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|薇信|威信)"  # apps that are never other words
 _CONTACT = re.compile(
@@ -112,12 +112,15 @@ _CONTACT = re.compile(
     # an app and an id of letters and digits: "微信tea888", "vx搜yunwu666", "微x:abc123"
     rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号|是|搜索|搜|:|@){{0,3}}(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{{3,}}"
     r"|(?<![a-z])(?:v|q|微|薇|威|扣):[a-z0-9_-]{4,}"  # "v:tea888"
+    rf"|(?:薇|威|蔻|寇)(?:号|:)?{_ID}"  # a one-character WeChat/QQ stand-in right before an id ("薇❤ lsgt2025")
     rf"|(?<![a-z]){_APP}(?:号码|号|id|账号|帐号)?[:@]{{1,2}}[a-z][a-z0-9_-]{{3,}}"  # "微信：tea-shop", "telegram: @ x_y"
     # a phone number asked for by name: "电话：壹叁捌…", "tel 139 0000 2222"
     r"|(?:电话|手机号|手机|tel|phone|dianhua|shouji|联系方式|联系我|联系|call|打|拨打)(?:号码|号|是|:){0,2}\d{7,}"
     # a long number with a contact verb: "12345678 找我"
     r"|(?<!\d)\d{6,}(?!\d)(?:找我|加我|联系|私我|私聊|进来|进群|来撩|滴滴|call)"
     rf"|(?<!参)[加私](?:我|个|一下|1下|下)?(?:v|vx|wx|q|qq|扣扣|微信|企鹅|绿泡泡|koukou|weixin)(?![a-z])"  # "加个v"
+    # "add me on X" for work/chat apps that are no other word (加飞书, 加钉钉)
+    r"|(?<!参)加(?:我|个|一下|下)?(?:飞书|钉钉|陌陌|探探|电报|纸飞机|telegram|whatsapp|line|soul)(?![a-z])"
     r"|主页.{0,3}(?:联系|加我|私我|v|微)"  # "主页有联系方式"
     r"|(?<!参)加我?:?(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{3,}(?![a-z0-9])"  # "加我tea888"
     r"|搜(?:索)?:?(?:(?=[a-z0-9_-]*\d)[a-z][a-z0-9_-]{4,}|\d{6,})"  # "搜 yunwu666"
@@ -141,7 +144,7 @@ _PLATFORM = (r"(?:qq|扣扣|企鹅|微信|vx|wx|v信|绿泡泡|泡泡|tg|telegra
              r"([\u4e00-\u9fff])\1|(?<![a-z0-9])[a-z]{2,3})")
 _HANDLE = re.compile(rf"{_PLATFORM}(?:号|上|里|app)?(?:搜索?|关注|加|找|id|号)[:@]?"
                      r"(?:(?P<latin>[a-z][a-z0-9_\-]{4,})|(?P<cjk>[\u4e00-\u9fff]{3,10}))")
-_TRADE_CUE = re.compile(r"批发|货源|拿货|出厂|厂价|代理|一手|渠道|低价|进货|内部价|底价|拿样|私聊|私我|私信|关注我|同名|搜我|发你|找我")
+_TRADE_CUE = re.compile(r"批发|货源|合作|加盟|供货|代发|拿货|出厂|厂价|代理|一手|渠道|低价|进货|内部价|底价|拿样|私聊|私我|私信|关注我|同名|搜我|发你|找我")
 # An id given as a CJK name after "id" (绿色软件上找我 ID 茶农阿强), with a contact verb anywhere.
 _CJK_ID = re.compile(r"(?<![a-z])id:?[\u4e00-\u9fff]{2,8}")
 # A number of five digits or more (any script, after the numeral view) that is no date, price, order or tracking
