@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from broadcaster.brain.llm import resolve_device
+from common.devices import resolve_device, torch_gpu_count
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class Embedder:
                 return
             from transformers import AutoModel, AutoTokenizer
 
-            device = resolve_device(self.device_request)
+            device = resolve_device(self.device_request, torch_gpu_count, what="embed")
             self._tok = AutoTokenizer.from_pretrained(self.path)
             model = AutoModel.from_pretrained(self.path)
             model.to(device)

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import aiohttp
 
 from common.breaker import CircuitBreaker
+from common.devices import resolve_device, torch_gpu_count
 
 log = logging.getLogger(__name__)
 
@@ -127,21 +128,6 @@ def _delta_text(data: bytes) -> str:
 # -- local transformers -----------------------------------------------------------------------------------
 
 
-def resolve_device(device: str) -> str:
-    """'auto' → cuda:0 when CUDA is usable, else cpu (logged)."""
-    import torch
-
-    if device == "auto":
-        if torch.cuda.is_available():
-            return "cuda:0"
-        log.info("llm: device auto → cpu (no CUDA)")
-        return "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        log.warning("llm: %s requested but CUDA is not available; using cpu", device)
-        return "cpu"
-    return device
-
-
 class TransformersBackend:
     """A local causal LM loaded once with from_pretrained; generation streams from a worker thread.
 
@@ -169,7 +155,7 @@ class TransformersBackend:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
-            self.device = resolve_device(self.device_request)
+            self.device = resolve_device(self.device_request, torch_gpu_count, what="llm")
             dtype = torch.float16 if self.device.startswith("cuda") else torch.float32
             tok = AutoTokenizer.from_pretrained(self.model_path)
             lm = AutoModelForCausalLM.from_pretrained(self.model_path, dtype=dtype)

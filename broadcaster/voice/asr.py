@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from broadcaster import metrics
-from broadcaster.voice.backends.base import resolve_device
 from broadcaster.voice.config import AsrConfig
+from common.devices import resolve_device
 from danmaku.event import Event, EventKind, User
 
 log = logging.getLogger(__name__)
@@ -153,7 +153,7 @@ class Transcriber:
         assert self.cfg.model_dir is not None
         if not (self.cfg.model_dir / "model.bin").is_file():
             raise FileNotFoundError(f"no CTranslate2 Whisper model (model.bin) in {self.cfg.model_dir}")
-        self.device = resolve_device(self.cfg.device, lambda: ctranslate2.get_cuda_device_count() > 0, what="asr")
+        self.device = resolve_device(self.cfg.device, ctranslate2.get_cuda_device_count, what="asr")
         if self.cfg.device != "cpu" and self.device == "cpu":
             metrics.DEVICE_FALLBACKS.labels(self.room, "asr").inc()
         dev, _, index = self.device.partition(":")

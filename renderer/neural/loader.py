@@ -19,6 +19,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from common.devices import resolve_device as common_resolve_device
+from common.devices import torch_gpu_count
 from renderer.errors import AvatarError
 from renderer.neural.model import ModelLayout
 
@@ -67,25 +69,8 @@ def check_layout(model_dir: Path, key: str = "avatar.model_dir") -> ModelLayout:
 
 
 def resolve_device(requested: str, *, what: str = "face") -> str:
-    """cpu | cuda | cuda:N | auto -> the torch device. No usable GPU: the CPU, said once in the log."""
-    import torch
-
-    if requested == "cpu":
-        return "cpu"
-    try:
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    except Exception as exc:  # a broken driver reads as "no GPU"
-        log.warning("%s: checking for a GPU failed: %s", what, exc)
-        count = 0
-    want = "cuda:0" if requested in ("auto", "cuda") else requested
-    index = int(want.split(":", 1)[1])
-    if index < count:
-        return want
-    if requested == "auto":
-        log.info("%s: no GPU available, running on the CPU", what)
-    else:
-        log.warning("%s: %s requested but %d GPU(s) usable; falling back to the CPU", what, requested, count)
-    return "cpu"
+    """cpu | cuda | cuda:N | auto -> the torch device; no usable GPU: the CPU, said once in the log."""
+    return common_resolve_device(requested, torch_gpu_count, what=what)
 
 
 def resolve_dtype(requested: Dtype, device: str, *, what: str = "face") -> torch.dtype:

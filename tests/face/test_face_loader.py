@@ -103,7 +103,7 @@ def test_device_and_dtype_fall_back_to_the_cpu(caplog: pytest.LogCaptureFixture)
     import torch
 
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    with caplog.at_level(logging.INFO, logger="renderer.neural.loader"):
+    with caplog.at_level(logging.INFO, logger="common.devices"):
         auto = resolve_device("auto")
         far = resolve_device(f"cuda:{gpus}")  # one past the last GPU: never usable
     assert far == "cpu"

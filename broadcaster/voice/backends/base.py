@@ -131,23 +131,3 @@ class ThreadedBackend(TTSBackend):
 
     async def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
-
-
-def resolve_device(requested: str, gpu_available: Callable[[], bool], *, what: str) -> str:
-    """cpu | cuda[:N] | auto → the device to load on. auto uses cuda:0 when present, else cpu (logged)."""
-    if requested == "cpu":
-        return "cpu"
-    ok = False
-    try:
-        ok = gpu_available()
-    except Exception as exc:  # a broken CUDA install reads as "no GPU"
-        log.warning("%s: checking for a GPU failed: %s", what, exc)
-    if requested == "auto":
-        if ok:
-            return "cuda:0"
-        log.info("%s: no GPU available, running on the CPU", what)
-        return "cpu"
-    if not ok:
-        log.warning("%s: %s requested but no GPU is available; falling back to the CPU", what, requested)
-        return "cpu"
-    return requested if ":" in requested else "cuda:0"

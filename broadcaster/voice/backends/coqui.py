@@ -21,11 +21,12 @@ import numpy as np
 
 from broadcaster import metrics
 from broadcaster.voice.audio import load_audio_file
-from broadcaster.voice.backends.base import ThreadedBackend, TTSError, resolve_device
+from broadcaster.voice.backends.base import ThreadedBackend, TTSError
 from broadcaster.voice.backends.piper import file_digest
 from broadcaster.voice.config import CoquiVoiceConfig, VoiceProfileConfig
 from broadcaster.voice.profiles import SpeakerEmbeddingStore, check_consent, reference_digest
 from cache.store import Store
+from common.devices import resolve_device, torch_gpu_count
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +110,6 @@ class CoquiBackend(ThreadedBackend):
     # --- loading (worker thread) -----------------------------------------------------------------
 
     def _load(self) -> None:
-        import torch
         from TTS.config import load_config
         from TTS.utils.synthesizer import Synthesizer
 
@@ -118,7 +118,7 @@ class CoquiBackend(ThreadedBackend):
         if not config_path.is_file():
             raise TTSError(f"coqui model dir {d} has no config.json")
         model_type = str(load_config(str(config_path)).model).lower()
-        self.device = resolve_device(self.device_requested, torch.cuda.is_available, what="coqui")
+        self.device = resolve_device(self.device_requested, torch_gpu_count, what="coqui")
         if self.device_requested != "cpu" and self.device == "cpu":
             metrics.DEVICE_FALLBACKS.labels(self.room, "tts").inc()
         if model_type == "xtts":

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from broadcaster import metrics
-from broadcaster.voice.backends.base import ThreadedBackend, TTSError, resolve_device
+from broadcaster.voice.backends.base import ThreadedBackend, TTSError
 from broadcaster.voice.config import PiperVoiceConfig
+from common.devices import resolve_device
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,8 @@ class PiperBackend(ThreadedBackend):
         if not config.is_file():
             raise TTSError(f"piper voice config not found: {config}")
         self.device = resolve_device(
-            self.device_requested, lambda: "CUDAExecutionProvider" in onnxruntime.get_available_providers(),
+            self.device_requested, # onnxruntime names no count; its CUDA provider runs on the first card
+            lambda: int("CUDAExecutionProvider" in onnxruntime.get_available_providers()),
             what="piper",
         )
         if self.device_requested != "cpu" and self.device == "cpu":
