@@ -43,7 +43,7 @@ from broadcaster.brain.kb import Hit, KnowledgeBase, extract_answer, faq_pairs
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, moderator_from_config
 from broadcaster.brain.sentences import SentenceSplitter, split_sentences
-from broadcaster.brain.textnorm import display, question_key
+from broadcaster.brain.textnorm import dense, display, question_key
 from broadcaster.lines import Line, LineSource
 from cache.answer import AnswerCache
 from cache.store import Store, build_store
@@ -318,6 +318,19 @@ class Brain:
                     yield out
                 if ans.replaced:
                     return
+            if ans.spoken and ans.salvage and not ans.replaced:
+                # The model's first sentence was withheld and the KB answered instead: the model's grounded rest
+                # (checked like any model sentence) follows, unless the KB's answer already says it word for word
+                # ("每罐净含量250克。" + "铁罐装。"): a true sentence is not lost for an invented one before it.
+                said = dense("".join(ans.spoken))
+                for extra in ans.salvage:
+                    if dense(extra) in said:
+                        continue
+                    out = self._moderated(ans, extra, "llm")
+                    if out is not None:
+                        yield out
+                    if ans.replaced or len(ans.spoken) >= self.cfg.llm.max_answer_sentences:
+                        break
             if ans.spoken:
                 self._remember(ans.line, question, "".join(ans.spoken))
                 return

@@ -32,6 +32,7 @@ moderation is not voiced back).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -235,6 +236,32 @@ class Figure:
     text: str
     significant: bool  # a stated fact that must be grounded
     unit: str = ""  # canonical unit ("元", "小时", "克" …), "count:种" for a classifier, "" for a bare number
+    label: str = ""  # the two CJK characters said just before it ("日常价128元" → 常价), "" if fewer
+    phrase: str = ""  # a count with its classifier and the character after ("两罐装188元" → 两罐装)
+
+
+_NOT_CJK = re.compile(r"[^\u4e00-\u9fff]")
+_LABEL_FILLERS = frozenset({"只要", "就要", "才要", "仅需", "大概", "大约", "左右", "一共", "总共", "也是", "都是", "还是"})
+
+
+def _is_cjk(c: str) -> bool:
+    return "\u4e00" <= c <= "\u9fff"
+
+
+def _with_label(f: Figure, t: str, start: int) -> Figure:
+    """The figure with the two CJK characters before it in t (its label: what the figure is the value of)."""
+    label = _NOT_CJK.sub("", t[max(0, start - 10) : start])[-2:]
+    if len(label) != 2 or label in _LABEL_FILLERS:
+        label = ""
+    phrase = t[start : start + len(f.text) + 2] if f.unit.startswith("count:") else ""
+    return dataclasses.replace(f, label=label, phrase=phrase) if label or len(phrase) > len(f.text) + 1 else f
+
+
+@functools.lru_cache(maxsize=8)
+def labelled_figures(texts: tuple[str, ...]) -> frozenset[tuple[float, str, str]]:
+    """(value, unit, label) of every figure the texts state with a label (a KB's "日常价: 128元" → (128, 元, 常价))."""
+    return frozenset((round(f.value, 4), f.unit, f.label) for t in texts for f in figures(t)
+                     if f.label and f.unit)
 
 
 def figures(text: str) -> list[Figure]:
@@ -253,10 +280,11 @@ def figures(text: str) -> list[Figure]:
     for m in _PERCENT.finditer(t):
         v = _num(m.group(1))
         if v is not None and claim(m.start(), m.end()):
-            out.append(Figure(v, m.group(0), True, "%"))
+            out.append(_with_label(Figure(v, m.group(0), True, "%"), t, m.start()))
     for m in _DISCOUNT.finditer(t):
         if claim(m.start(), m.end()):
-            out.append(Figure(_CN_DIGITS[m.group(1)] + _CN_DIGITS[m.group(2)] / 10, m.group(0), True, "折"))
+            f = Figure(_CN_DIGITS[m.group(1)] + _CN_DIGITS[m.group(2)] / 10, m.group(0), True, "折")
+            out.append(_with_label(f, t, m.start()))
     for m in _HALF.finditer(t):
         whole = m.group(1) or m.group(2)
         base = _num(whole) if whole else 0.0
@@ -268,16 +296,16 @@ def figures(text: str) -> list[Figure]:
             if m.group(3):
                 for i in range(m.start(), m.end()):
                     taken[i] = True
-            out.append(f)
+            out.append(_with_label(f, t, m.start()))
     for m in _MONEY.finditer(t):
         a, b = _num(m.group(1)), _num(m.group(3))
         if a is not None and b is not None and claim(m.start(), m.end()):
-            out.append(Figure(round(a + b / 10, 4), m.group(0), True, "元"))
+            out.append(_with_label(Figure(round(a + b / 10, 4), m.group(0), True, "元"), t, m.start()))
     for m in _MAO.finditer(t):
         a = _num(m.group(1))
         b = _num(m.group(3)) if m.group(3) else 0.0
         if a is not None and b is not None and claim(m.start(), m.end()):
-            out.append(Figure(round(a / 10 + b / 100, 4), m.group(0), True, "元"))
+            out.append(_with_label(Figure(round(a / 10 + b / 100, 4), m.group(0), True, "元"), t, m.start()))
     for m in _ARABIC.finditer(t):
         if any(taken[m.start() : m.end()]):
             continue
@@ -291,7 +319,7 @@ def figures(text: str) -> list[Figure]:
         f = _figure(t, m.start(), m.end(), value, bool(frac), m.group(0))
         if not f.unit and m.group(0).lstrip()[:1] in "¥$":
             f = Figure(f.value, f.text, True, "元")
-        out.append(f)
+        out.append(_with_label(f, t, m.start()))
     for m in _CHINESE.finditer(t):
         s = m.group(0)
         if any(taken[m.start() : m.end()]):
@@ -302,7 +330,7 @@ def figures(text: str) -> list[Figure]:
         f = _figure(t, m.start(), m.end(), value, "点" in s, s)
         if s in ("一", "两", "二") and not f.unit:
             continue  # "一下", "一起", "两人" are words, not figures
-        out.append(f)
+        out.append(_with_label(f, t, m.start()))
     return out
 
 
@@ -382,6 +410,11 @@ class GroundingGuard:
         self._digits = re.sub(r"\D", "", self._joined.translate(_DIGIT_CHARS))
         # Named facts (origins, gifts, promises) may come from anywhere in `facts` (the whole knowledge base).
         self._named = "\n".join([self._joined, *(_numeric_text(t) for t in facts)])
+        # A figure said with the label the knowledge base states it with ("日常价128元", "付款后24小时内发货") is that
+        # statement quoted, wherever it is: grounded even when retrieval did not rank its passage. Bare or
+        # differently labelled figures still need the retrieved passages (a 3 from "续水3次" is no 仨罐).
+        facts = tuple(facts)
+        self._labelled = labelled_figures(facts) if facts else frozenset()
         # Runs of the viewer's words that the passages and rules do not also contain: voiced back, they are an echo.
         q = dense(question)
         known = dense(self._joined)
@@ -469,6 +502,10 @@ class GroundingGuard:
 
     def _grounded(self, f: Figure) -> bool:
         v = round(f.value, 4)
+        if f.label and f.unit and (v, f.unit, f.label) in self._labelled:
+            return True
+        if f.phrase and _is_cjk(f.phrase[-1]) and f.phrase in self._named:
+            return True  # a count inside a name the knowledge base uses ("两罐装"), not a count of its own
         for value, unit in self.allowed:
             if value != v:
                 continue

@@ -395,7 +395,7 @@ ABSOLUTE_CLAIMS: tuple[str, ...] = (
 # condition is voiced only when one passage clause states the same condition the same way (未拆封 is
 # not 拆封); restrictions a passage clause adds (质量问题) must be said too.
 # Labels whose passages must contain the very phrase the sentence says (顺丰 is not grounded by 中通).
-EXACT_PROMISES: frozenset[str] = frozenset({"快递公司", "品质承诺", "发货时效", "销售渠道", "发票类型"})
+EXACT_PROMISES: frozenset[str] = frozenset({"快递公司", "品质承诺", "发货时效", "销售渠道", "发票类型", "付款方式"})
 RETURN_WORDS = r"退|包换|能换|可以换|换货|换新"
 RETURN_CONDITIONS: tuple[tuple[str, str], ...] = (
     ("拆封", r"拆封|开封|拆开|打开|拆了|开了|启封|拆过|开过|拆包装|开袋"),
@@ -432,7 +432,12 @@ PROMISES: tuple[tuple[str, str], ...] = (
     ("品质承诺", r"无农药|零农残|没有农药|农残为零|有机|纯天然|无添加|零添加|不含(?:任何)?(?:添加剂|防腐剂|香精|色素|农药)|"
                r"绿色食品|无公害|正品保证|保证正品|假一|保真|原产地直供|产地直发|认证|金奖|银奖|获奖|专利|非遗|老字号"),
     ("发货时效", r"(?:当天|当日|今天|马上|立刻|立即)(?:就|会|都|能|可以)?发(?:货|出|走)|当天发|当日发|次日达|隔日达|明天就到|"
-               r"今天下单明天到|[秒闪]发"),
+               r"今天下单明天到|[秒闪]发|"
+               # when it arrives (added after heldout9): a day or a number of days, then arrival (明天就能到, 三天内送到)
+               r"(?:明天|明日|后天|次日|隔天|隔日|第二天|当天|当日|今天|今晚|[一二两三四五1-5]天(?:内|之内|以内)?)"
+               r"(?:就|一定|肯定|保证|准|能|可以|会|都|也)*(?:到|送到|到货|收到|送达|签收|寄到)(?!手价|手的价|底)"),
+    # How the buyer may pay (after heldout9): cash on delivery and pay-after-trying are the seller's to offer.
+    ("付款方式", r"货到付款|到付|先用后付|先收货后付款?|收到(?:货)?再(?:给钱|付款|付钱|付)|先尝后买|先试后买|先试后付"),
     ("运费险", r"运费险|退货险"),
     ("发票类型", r"专票|专用发票|增值税发票|纸质发票|普票|普通发票"),
     # Health benefits and who may safely consume it (added after heldout7): a food's answer may not promise what
