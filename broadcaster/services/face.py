@@ -3,7 +3,7 @@
 Service side (`FaceService`, run by broadcaster.services.host, or standalone with
 `python -m broadcaster.services.face` as the Kubernetes DaemonSet does, configured by VA_SERVICES_DIR,
 VA_FACE_MODEL_DIR, VA_FACE_DEVICE, VA_FACE_DTYPE, VA_FACE_MAX_BATCH, VA_FACE_MAX_WAIT_MS; the rooms'
-daemon then needs VA_FACE_SERVICE=external so it does not start its own): loads the MuseTalk-layout
+daemons then get VA_FACE_SERVICES_DIR, so they start none and connect there): loads the MuseTalk-layout
 model once on `avatar.device` (auto|cuda:N|cpu; auto without a usable GPU runs on the CPU, logged, and
 the rooms count the fallback; a GPU load that fails exits, so the supervisor retries it after a backoff). Three kinds of request, all batched by
 the host across rooms:
@@ -63,7 +63,10 @@ FACTORY = "broadcaster.services.face:FaceService"
 DEVICE_FAILURE = "face device failure"  # prefix of the error a pass that ran out of memory (or lost its GPU) answers
 MODEL_BATCH = 64  # frames per UNet pass inside the model: above any sensible host max_batch, so a host batch is one pass
 FIRST_FRAMES = 3  # voiced frames that must be there before an utterance may start with the neural face
-EXTERNAL_ENV = "VA_FACE_SERVICE"  # "external": the face service runs outside the daemon (Kubernetes DaemonSet)
+# The folder of a face service run outside the daemon (a Kubernetes node's DaemonSet): when set, the daemon starts
+# none and rooms connect there. Its own variable, not VA_SERVICES_DIR: the pod's other services (a shared voice)
+# stay private to the pod, where two pods on one node would otherwise bind the same socket.
+EXTERNAL_DIR_ENV = "VA_FACE_SERVICES_DIR"
 SLACK_S = 0.2  # a frame request lives this long past its predicted air time (start shifts, a slow batch)
 
 
@@ -83,8 +86,8 @@ def _spec(model_dir: str, device: str, dtype: str) -> ServiceSpec:
 
 def specs(config: Config) -> list[ServiceSpec]:
     """Provider (PROVIDERS): one face service per distinct model among the rooms whose avatar is neural; none when
-    VA_FACE_SERVICE=external (a node's DaemonSet serves the face; the daemon must not bind its socket too)."""
-    if os.environ.get(EXTERNAL_ENV, "").lower() == "external":
+    VA_FACE_SERVICES_DIR names an outside one (a node's DaemonSet serves the face; the daemon must not bind too)."""
+    if os.environ.get(EXTERNAL_DIR_ENV):
         return []
     return [spec_for_avatar(room.avatar) for room in config.rooms if room.avatar.kind == "neural"]
 
@@ -386,7 +389,7 @@ class FaceLink:
         self.spec = spec_for_avatar(cfg)
         self.fps, self.sample_rate = stage.fps, stage.sample_rate
         self.hold_frames = math.ceil(cfg.face_hold_ms * self.fps / 1000 - 1e-9)
-        self._dir = services_dir
+        self._dir = services_dir or os.environ.get(EXTERNAL_DIR_ENV) or None  # None: $VA_SERVICES_DIR
         self._client: ServiceClient | None = None
         self._registered: int | None = None  # pid of the service process our source is registered with
         self._register_lock = asyncio.Lock()

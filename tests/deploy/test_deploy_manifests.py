@@ -286,8 +286,9 @@ def test_the_face_service_is_a_gpu_daemonset_the_rooms_on_its_node_reach(rendere
     room_pod = sts["spec"]["template"]["spec"]
     room = container(sts, "room")
     room_env = {e["name"]: e.get("value") for e in room["env"]}
-    assert room_env["VA_SERVICES_DIR"] == face_env["VA_SERVICES_DIR"]
-    room_mount = next(m for m in room["volumeMounts"] if m["mountPath"] == room_env["VA_SERVICES_DIR"])
+    assert room_env["VA_FACE_SERVICES_DIR"] == face_env["VA_SERVICES_DIR"]
+    assert "VA_SERVICES_DIR" not in room_env, "the pod's own services (a shared voice) stay private to the pod"
+    room_mount = next(m for m in room["volumeMounts"] if m["mountPath"] == room_env["VA_FACE_SERVICES_DIR"])
     room_host = next(v["hostPath"]["path"] for v in room_pod["volumes"] if v["name"] == room_mount["name"])
     assert room_host == services[face_mount["name"]]
     assert room_pod["nodeSelector"].items() >= pod["nodeSelector"].items()

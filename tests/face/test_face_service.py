@@ -61,7 +61,7 @@ def test_a_daemon_served_by_a_daemonset_starts_no_face_service(tiny_model_dir: P
                                                                 monkeypatch) -> None:
     cfg = Config.model_validate({"rooms": [{"id": "a", "avatar": _avatar(tiny_model_dir, photos["hopper"])}]})
     assert len(specs(cfg)) == 1
-    monkeypatch.setenv("VA_FACE_SERVICE", "external")
+    monkeypatch.setenv("VA_FACE_SERVICES_DIR", "/run/virtual-anchor/services")
     assert specs(cfg) == []
 
 
