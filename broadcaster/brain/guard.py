@@ -28,6 +28,12 @@ persona (GPT-4, 大模型) are leaks; named facts (an origin, a gift, a promise)
 knowledge base (`facts`), figures only from the retrieved passages; and with the viewer's `question`, a
 sentence repeating ECHO_CHARS of its characters that no passage has is an echo (whatever slipped input
 moderation is not voiced back).
+
+Since heldout9: a figure said with the label the knowledge base states it with ("日常价128元", "付款后24小时内发货":
+the same value, unit and the two characters before it) or a count inside a name the KB uses ("两罐装") is grounded by
+the whole KB, so a true figure is not withheld because retrieval ranked another passage; a bare or differently
+labelled figure still needs the retrieved passages. Delivery-time promises (明天就能到) and payment terms (货到付款)
+need the KB's own phrase.
 """
 
 from __future__ import annotations

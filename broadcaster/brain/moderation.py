@@ -28,7 +28,10 @@ Every listed word (the room's, plus the built-in lists of broadcaster/brain/word
   + a handle; a bare number of five digits or more in any script with a contact/trade cue (seven alone),
   never a date, price, order number or a platform's default user name;
 - insult slots by sound: the two characters after an address ("主播纸张吧"), before 主播, or opening the
-  comment as a vocative, read as pinyin against the two-syllable insults (or an insult noun as written).
+  comment as a vocative, read as pinyin against the two-syllable insults (or an insult noun as written);
+- after heldout9, more `pattern` families (threats and doxxing, counterfeits, VPN, weapons, debt settlement, porn
+  collections, everyday words as drug slang with a sale cue, gambling rebates, follow-for-follow, "look at my name"),
+  one-character WeChat stand-ins before an id (薇 + id) and 加 + a work-chat app (飞书, 钉钉) as contacts.
 Before any rule, emoji that stand for a syllable (🐴 马, 🍑 桃, 🐧 企鹅; wordlists.EMOJI_STANDINS),
 latin look-alikes from other scripts (Cyrillic х, Greek ο; wordlists.LOOKALIKES) and characters written as
 two components (亻言 信; wordlists.COMPONENT_PAIRS) are read as what they stand for. A homophone that is only

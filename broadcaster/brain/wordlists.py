@@ -8,7 +8,9 @@ are under the project's own licence. The same holds for what was added after hel
 Greek look-alikes, the gapped PATTERNS, return conditions and urgency promises): written by hand from
 general knowledge of live-chat evasion, not from any list, and for what was added after heldout7 and
 heldout8 (platform, grocery-app and supermarket names from general knowledge of China's retail market;
-regional and net-slang insults; vice, harassment, task/refund/crypto/invoice scam frames; component splits). They are deliberately short and high-precision: a room adds
+regional and net-slang insults; vice, harassment, task/refund/crypto/invoice scam frames; component splits), and after
+heldout9 (threat/doxxing, counterfeit, VPN, weapon, debt-settlement, porn-collection and drug-slang frames, gambling
+rebates, follow-for-follow, Cantonese curses). They are deliberately short and high-precision: a room adds
 its own words (`moderation.words` / `words_file`), and every listed word is also matched through
 the evasions the moderator undoes (pinyin and homophones, initials, one-letter syllables, splits).
 
@@ -122,7 +124,7 @@ PATTERNS: dict[str, str] = {
             r"|长得?(?:像|跟)(?:个|只|条|头)?(?:INSULT_NOUNS)|(?:像|跟)(?:个|只|条|头)?(?:INSULT_NOUNS)(?:一样|似的)"
             r"|脑子(?:被.{0,3}(?:踢|夹|挤|撞|门)|进水|瓦特|秀逗|有坑|有泡|有病)"
             r"|(?<![饿笑累热冷困气吓渴晒])死(?:骗子|奸商|胖子|肥猪|猪头|狗|鬼)|(?:骗子|智障|死胖子|LONG_NOUNS|(?<![a-z])(?:INSULT_INITIALS))主播"
-            r"|(?:^|主播|你)(?:LONG_NOUNS)+一个$"
+            r"|(?:^|主播|你)(?:INSULT_NOUNS)*(?:LONG_NOUNS)一个$"  # an emoji then its word (主播🤡小丑一个 → 小丑小丑一个)
             # an animal that would not even touch it (狗都不喝你这破茶), the host's whole family as an insult noun
             r"|(?:狗|猪)都不(?:喝|吃|买|要|看|用|听|理|稀罕)|(?:主播|你)全家(?:都|人)?(?:是|都是)(?:INSULT_NOUNS)"
             # a face or a kind of person named by an animal (一张猪脸, 一看就是鸡), a curse on the host's family

@@ -177,3 +177,18 @@ def test_a_sentence_repeating_the_viewers_words_is_an_echo() -> None:
     assert GroundingGuard(TEA, RULES).check("隔壁家的茶叶更香更便宜。").ok  # without the question: not checked
     assert "echo" in GroundingGuard(TEA, RULES, question="蠢蛋主播").check("收到，蠢蛋主播。").reason  # a short one whole
     assert GroundingGuard(TEA, RULES, question="包邮吗").check("全国包邮。").ok  # the KB's own words
+
+
+def test_a_figure_with_the_kbs_own_label_is_grounded_anywhere_in_the_kb() -> None:
+    kb = ["价格: 日常价: 128元, 两罐装: 188元。", "配送: 付款后24小时内发货。冲泡: 续水3次。"]
+    g = GroundingGuard(["产地: 浙江丽水。"], RULES, facts=kb)  # retrieval missed the price and shipping passages
+    assert g.check("日常价128元。").ok and g.check("两罐装188元。").ok and g.check("付款后24小时内发货。").ok
+    assert not g.check("日常价138元。").ok  # the label with another value
+    assert not g.check("只要128元。").ok  # a filler is no label: the figure needs the retrieved passages
+    assert not g.check("仨罐只要260元。").ok and not g.check("续水5次。").ok
+    assert not GroundingGuard(["产地: 浙江丽水。"], RULES).check("日常价128元。").ok  # without the KB: ungrounded
+
+
+@pytest.mark.parametrize("sentence", ["今天下单明天就能到。", "三天内送到。", "支持货到付款。", "可以先用后付。", "收到再付款就行。"])
+def test_delivery_time_and_payment_terms_are_promises(sentence: str) -> None:
+    assert not GroundingGuard(["全国包邮，付款后24小时内发货，默认圆通快递。"], RULES).check(sentence).ok, sentence

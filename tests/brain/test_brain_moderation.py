@@ -293,6 +293,42 @@ def test_heldout8_near_misses_pass(room, text: str) -> None:
     assert room.check(text).ok, room.check(text).describe()
 
 
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # threats and doxxing (fresh examples of heldout9's classes, none of its strings)
+        ("我知道你家在哪个小区", "威胁"), ("下了播给我等着", "威胁"), ("开盒结果：身份证尾号都有，家住滨江", "威胁"),
+        ("找人堵你", "威胁"),
+        # regional and slang insults
+        ("diu雷老母啊", "粤语脏话"), ("心机婊主播", "婊"), ("这个瘪三", "瘪三"), ("龟孙又涨价", "龟孙"),
+        ("主播🐷猪头一个", "侮辱"), ("🐷都不吃这玩意", "侮辱"), ("你全家都是废物", "侮辱"),
+        # vice and fraud families
+        ("专业高仿包包，私我", "假货"), ("复刻劳力士一比一", "假货"), ("稳定梯子，包月便宜", "翻墙"), ("vpn 一年五十", "翻墙"),
+        ("出钢珠枪，货到付款", "枪支"), ("网贷逾期了？帮你协商还款", "债务诈骗"), ("征信修复 找我", "债务诈骗"),
+        ("成人视频合集打包", "色情资源"), ("白粉有货，同城配送", "毒品黑话"), ("笑气大量现货", "毒品黑话"),
+        ("体育返水百分之二", "赌博返水"),
+        # diversion and competitors
+        ("想要的点我昵称", "看我头像"), ("互关互赞，关注我必回", "互粉"), ("产地拿货价就二十", "市场价格"),
+        ("私我拿更便宜", "别处购买"), ("加钉钉 聊聊合作", "联系方式"), ("绿色app leaf2024", "联系方式"),
+        ("威：leafshop88", "联系方式"),
+    ],
+)
+def test_heldout9_families_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["这是不是高仿的", "加点冰糖好喝吗", "开盒就闻到茶香了", "几点起抢", "狗比猫好养", "4g比3g快吗", "茶匙是竹子的吗",
+     "婊哥", "下播了明天几点开", "关注主播了", "市场价多少", "产地在哪", "在机场能收快递吗", "茶叶节点温度多少",
+     "我家狗都不怕烫", "主播真名叫什么呀", "茶叶市场买过，没这个香", "小时候在茶城长大", "简介里写的保质期对吗"],
+)
+def test_heldout9_near_misses_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
+
+
 # Everyday chat of a vacuum-cup room (written for precision after the heldout7/8 rules; no listed word on purpose):
 # every family added by class must leave ordinary comments alone.
 EVERYDAY_CHAT = [
