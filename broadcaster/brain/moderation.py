@@ -845,7 +845,8 @@ def build_moderator(words: Iterable[str], *, use_global: bool, words_file: Path 
         own_dense = {dense(a) for a in allow}
         places = [p for p in PRICE_ELSEWHERE_PLACES if dense(p) not in own_dense]
         deictic = [p for p in PRICE_ELSEWHERE_DEICTIC if dense(p) not in own_dense]
-        frames = [f"(?:{'|'.join(map(re.escape, ps))}){frame}" for ps, frame in
+        # "比超市便宜" compares this room with the place, in its favour: not another seller's offer.
+        frames = [f"(?<!比)(?:{'|'.join(map(re.escape, ps))}){frame}" for ps, frame in
                   ((places, PRICE_FRAME_PLATFORM), (deictic, PRICE_FRAME)) if ps]
         if frames:
             patterns["别家价格"] = "|".join([patterns.get("别家价格", "(?!)"), *frames])
