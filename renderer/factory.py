@@ -111,13 +111,26 @@ class CompositeAvatar:
         # Background + body change only when the body moves a whole pixel or breathing changes its row map
         # (every few frames): keep that picture and redraw only the features.
         key = figure.renderer.body_key(state, pose)
+        w, h = figure.renderer.rig.size
         if key != self._body_key:
-            np.copyto(self._body_frame, self.background.frame(state.n))
+            # The background is still: only where the body was or is now can the picture differ.
+            if self._body_key is None:
+                np.copyto(self._body_frame, self.background.frame(state.n))
+            else:
+                _restore(self._body_frame, self.background.frame(state.n),
+                         _union(_body_rect(self._body_key, w, h), _body_rect(key, w, h)))
             figure.renderer.draw_body(self._body_frame, key)
             self._body_key = key
         body = self._body_frame
-        if drawn is None or drawn.key != key:
+        if drawn is None:
             np.copyto(frame, body)
+            drawn = _Drawn(key, [], [])
+        elif drawn.key != key:
+            # The body moved since this buffer was drawn: restore where it was and is, and everything drawn
+            # over it (overlays are all drawn again).
+            for rect in [_union(_body_rect(drawn.key, w, h), _body_rect(key, w, h)), *drawn.features,
+                         *(_rect(*o) for o in drawn.overlays)]:
+                _restore(frame, body, rect)
             drawn = _Drawn(key, [], [])
         # Overlays are drawn after the features: one stays in place (not restored, not drawn again) when it is
         # the same layer at the same spot as in this buffer, every overlay before it stays too, and no feature
@@ -158,6 +171,17 @@ class _Drawn:
 
 def _rect(layer: Layer, dx: int, dy: int) -> Rect:
     return layer.x + dx, layer.y + dy, layer.w, layer.h
+
+
+def _body_rect(key: object, w: int, h: int) -> Rect:
+    """Where RigRenderer.draw_body draws for a body key (its place is the key's first two fields)."""
+    ox, oy = key[0], key[1]  # type: ignore[index]
+    return ox, oy, w, h
+
+
+def _union(a: Rect, b: Rect) -> Rect:
+    x0, y0 = min(a[0], b[0]), min(a[1], b[1])
+    return x0, y0, max(a[0] + a[2], b[0] + b[2]) - x0, max(a[1] + a[3], b[1] + b[3]) - y0
 
 
 def _touches(rect: Rect, others: list[Rect]) -> bool:
