@@ -453,3 +453,21 @@ async def test_comments_that_ask_nothing_get_a_fixed_line_and_echoes_are_withhel
         assert any("echo" in d["reason"] for s in out for d in s.dropped)
     finally:
         await brain.close()
+
+
+async def test_an_abandoned_model_answer_keeps_its_grounded_rest_after_the_kbs_answer(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    # The first sentence invents (withheld) and the FAQ answers instead: the model's later grounded sentence follows
+    # the KB's answer (a figure said with the KB's own label, 杯身提供一年保修, is grounded though retrieval ranked the
+    # capacity passage), a sentence the KB's answer already says is not said twice, the invented one never.
+    llm_server.script = lambda req: ["容量是900毫升。", "容量是500毫升。", "杯身提供一年保修。"]
+    brain = Brain("core-salvage-kb", _llm_cfg(kb_dir, llm_server), MOD)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("出差带着用，杯子容量是多少毫升"))
+        texts = [s.text for s in out]
+        assert "900" not in "".join(texts), texts
+        assert "500毫升" in texts[0] and out[0].source == "kb", [(s.source, s.text) for s in out]
+        assert texts[-1] == "杯身提供一年保修。" and out[-1].source == "llm"
+        assert sum("500毫升" in t for t in texts) == 1
+    finally:
+        await brain.close()
