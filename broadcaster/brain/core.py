@@ -41,9 +41,9 @@ from broadcaster.brain.guard import GroundingGuard, GuardVerdict
 from broadcaster.brain.intent import FaqMatcher, slots
 from broadcaster.brain.kb import Hit, KnowledgeBase, extract_answer, faq_pairs
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
-from broadcaster.brain.moderation import Moderator, moderator_from_config
+from broadcaster.brain.moderation import Moderator, moderator_from_config, speakable_name
 from broadcaster.brain.sentences import SentenceSplitter, split_sentences
-from broadcaster.brain.textnorm import dense, display, question_key
+from broadcaster.brain.textnorm import dense, question_key
 from broadcaster.lines import Line, LineSource
 from cache.answer import AnswerCache
 from cache.store import Store, build_store
@@ -299,8 +299,7 @@ class Brain:
 
     def _safe_name(self, name: str) -> str:
         """A name as the director reads it out (cleaned, case kept, ≤ 16 characters), 这位朋友 if moderation objects."""
-        shown = display(name)[:16]
-        return shown if shown and self.moderator.check(name).ok and self.moderator.check(shown).ok else "这位朋友"
+        return speakable_name(self.moderator, name)
 
     async def _without_llm(self, ans: _Answer, question: str, relevant: list[Hit]) -> AsyncIterator[Sentence]:
         text, pid = "", ""

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from broadcaster.brain.moderation import Moderator
-from broadcaster.brain.textnorm import clean, display, normalize, question_key
+from broadcaster.brain.moderation import Moderator, speakable_name
+from broadcaster.brain.textnorm import clean, normalize, question_key
 from broadcaster.director.config import TriageConfig
 from broadcaster.lines import Line, LineKind, LineSource
 from common.bounded import BoundedDict
@@ -38,7 +38,6 @@ _QUESTION_RE = re.compile(
 )
 _NOISE_RE = re.compile(r"^(?:\d+|(.)\1*|(.)(.)(?:\2\3)+)$")  # 666, 哈哈哈哈, 2333, 哈哈哈 …
 _CHAT = frozenset({EventKind.COMMENT, EventKind.SUPER_CHAT, EventKind.VOICE})
-ANON = "这位朋友"  # read out instead of a name that is empty or fails moderation
 SEEN_IDS = 4096  # platform message ids remembered to drop repeats
 SAFE_NAMES = 4096  # names whose verdict is remembered
 
@@ -154,7 +153,7 @@ class RateLimiter:
 
 class SafeNames:
     """A viewer's name as it may be read out or shown (thanks lines, the "answering" banner): as the viewer
-    wrote it (emoji and control characters removed, case kept), at most 16 characters, ANON if moderation
+    wrote it (emoji and control characters removed, case kept), at most 16 characters, ANON (这位朋友) if moderation
     objects to it — so a gift from "加微信tea888" is thanked as 这位朋友's."""
 
     def __init__(self, moderator: Moderator, maxlen: int = SAFE_NAMES) -> None:
@@ -165,8 +164,7 @@ class SafeNames:
         raw = event.user.name if event.user is not None else ""
         safe = self.known.get(raw)
         if safe is None:
-            name = display(raw)[:16]
-            safe = self.known[raw] = name if name and self.moderator.check(raw).ok and self.moderator.check(name).ok else ANON
+            safe = self.known[raw] = speakable_name(self.moderator, raw)
         return safe
 
 

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from broadcaster.brain.config import ModerationConfig
-from broadcaster.brain.moderation import GLOBAL_WORDS, build_moderator, moderator_from_config
+from broadcaster.brain.moderation import (
+    ANON,
+    GLOBAL_WORDS,
+    build_moderator,
+    moderator_from_config,
+    speakable_name,
+)
 
 
 @pytest.fixture(scope="module")
@@ -439,3 +445,18 @@ EVERYDAY_CHAT = [
 def test_everyday_chat_passes(room) -> None:
     blocked = [(t, room.check(t).describe()) for t in EVERYDAY_CHAT if not room.check(t).ok]
     assert not blocked, blocked
+
+
+DEFAULT = moderator_from_config(ModerationConfig())  # the built-in lists, as a room without words of its own
+
+
+@pytest.mark.parametrize("name", ["急用钱秒下款", "同城交友私聊", "代开发票找老李", "高价回收手机", "jiā wx aa9988", "菠菜导师带你飞",
+                                  "看我主页领券", "兼职日结300"])
+def test_a_name_worded_as_an_offer_is_never_read_out(name: str) -> None:
+    assert speakable_name(DEFAULT, name) == ANON
+
+
+@pytest.mark.parametrize("name", ["QQ糖爱吃糖", "飞机云", "小微", "Alex_Wang", "用户8823711", "bili_1934521", "茶友老陈",
+                                  "一只大橘猫"])
+def test_a_clean_name_is_read_out_as_written(name: str) -> None:
+    assert speakable_name(DEFAULT, name) == name

@@ -684,7 +684,11 @@ HELDOUT10_FIRST_RUN_MISSES = {
     'heldout10-278': "[intent] '两罐一起拍多少': wanted '188', got '这个问题我先记下来，稍后再给大家详细说明哦。' (first run)",
     'heldout10-279': "[intent] '放几克茶叶合适': wanted '3克', got '每罐净含量250克。' (first run)",
 }
-KNOWN_HELDOUT10 = dict(HELDOUT10_FIRST_RUN_MISSES)  # untuned: every first-run miss stays KNOWN until fixed
+# After that run one class was worked on: names worded as an offer (a loan, a date, goods for sale, "search me on
+# dy"), which comment moderation rightly lets pass in a comment. A name now gets a stricter test than a comment
+# (moderation.speakable_name: a hidden clean name costs a 这位朋友, an ad read out costs the room). Everything else
+# stays KNOWN, untuned.
+KNOWN_HELDOUT10 = {k: v for k, v in HELDOUT10_FIRST_RUN_MISSES.items() if "[bad_name]" not in v}
 
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {

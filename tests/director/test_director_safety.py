@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from director_helpers import Clock, director, ev, metric_drops
 
-from broadcaster.director.triage import ANON
+from broadcaster.brain.moderation import ANON
 from broadcaster.lines import LineKind, LineSource
 from danmaku.event import Event, EventKind
 

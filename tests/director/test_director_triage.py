@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from director_helpers import Clock, cfg, ev, moderator
 
+from broadcaster.brain.moderation import ANON
 from broadcaster.director import triage as triage_module
-from broadcaster.director.triage import ANON, Candidate, Drop, Dropped, RateLimiter, SafeNames, Thank, triage
+from broadcaster.director.triage import Candidate, Drop, Dropped, RateLimiter, SafeNames, Thank, triage
 from broadcaster.lines import LineKind, LineSource
 from common.bounded import BoundedDict
 from danmaku.event import Event, EventKind, User
