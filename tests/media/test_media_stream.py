@@ -153,9 +153,12 @@ async def test_recording_rotates_at_keyframes(tmp_path):
     files = room.sinks[0].files
     assert len(files) >= 2
     total = 0.0
-    for f in files:
+    for i, f in enumerate(files):
         p = probe(f)
-        assert_valid_stream(p, width=W, height=H, fps=25, sample_rate=44100, min_seconds=1.9)
+        # The last file is as long as the run happened to be past its last rotation (an unpaced clock races on
+        # between the check above and the stop); every other one spans at least one whole GOP.
+        last = i == len(files) - 1
+        assert_valid_stream(p, width=W, height=H, fps=25, sample_rate=44100, min_seconds=0.04 if last else 1.9)
         total += p.video.duration
     assert abs(total - room.clock.frames / 25) <= 0.05 * len(files)
 
