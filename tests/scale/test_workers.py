@@ -116,7 +116,7 @@ def test_kill_9_one_worker_it_comes_back_alone_and_one_scrape_holds_both(tmp_pat
     assert logs.count("restarting it in") == 1, "one log line for the one restart"
     # Room b's one recording spans the whole run, room a's goes on in a new file after the restart.
     assert recordings(tmp_path, "b") == [tmp_path / "b.flv"]
-    duration_b = assert_no_gap(tmp_path / "b.flv", min_seconds=4.0)
+    duration_b = assert_no_gap(tmp_path / "b.flv", min_seconds=2.5)  # on air through the 1 s + 2 s sleeps above, at least
     assert duration_b >= frames_b / FPS - 0.1, "no frame of room b went missing"
     files_a = recordings(tmp_path, "a")
     assert files_a == [tmp_path / "a.flv", tmp_path / "a~1.flv"], files_a
