@@ -12,6 +12,7 @@ from broadcaster.lines import Line, Utterance
 from broadcaster.output.encoder import EncodedPacket
 from broadcaster.output.sinks import Sink
 from broadcaster.stage import Stage, StageEvent, StageEventKind
+from common.bounded import BoundedDict
 from renderer.base import Avatar
 
 if TYPE_CHECKING:
@@ -33,6 +34,9 @@ class StagePort:
         self._onsets: dict[int, tuple[int, Callable[[str, float], None]]] = {}  # utterance id → (onset, callback)
         self._sample_watches: list[tuple[int, Callable[[str, float], None]]] = []  # clock thread only
         self._line_waiters: dict[int, asyncio.Future[StageEvent]] = {}
+        # Lines that ended lately: a waiter that comes after the LINE_END (it awaited another room or line
+        # first) still gets it instead of waiting for an event that already passed.
+        self._ended: BoundedDict[int, StageEvent] = BoundedDict(256)
         self.face: FaceLink | None = None  # a neural avatar's link to the face service (set by the room)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -93,6 +97,9 @@ class StagePort:
     async def line_ended(self, line_id: int, timeout: float | None = None) -> StageEvent | None:
         """The LINE_END of a line (pushed and ended by whoever produces it), or None after timeout."""
         assert self._loop is not None
+        ended = self._ended.get(line_id)
+        if ended is not None:
+            return ended
         fut = self._line_waiters.setdefault(line_id, self._loop.create_future())
         try:
             return await asyncio.wait_for(asyncio.shield(fut), timeout)
@@ -131,6 +138,7 @@ class StagePort:
 
     def _dispatch(self, event: StageEvent) -> None:
         if event.kind == StageEventKind.LINE_END:
+            self._ended[event.line.id] = event
             fut = self._line_waiters.pop(event.line.id, None)
             if fut is not None and not fut.done():
                 fut.set_result(event)

@@ -3,10 +3,13 @@ ended line played or was cut)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import numpy as np
 
 from broadcaster.lines import Line, LineSource, Utterance
 from broadcaster.stage import Stage, StageEvent, StageEventKind
+from broadcaster.stage_port import StagePort
 from renderer.base import MouthTrack
 
 FPS, RATE = 25, 44100
@@ -110,3 +113,15 @@ def test_memory_of_lines_is_bounded() -> None:
         rig.stage.end_line(line)
         rig.run(1)
     assert not rig.stage._lines and len(rig.stage._over) <= rig.stage._over.maxlen
+
+
+async def test_a_line_that_ended_before_anyone_waited_is_still_reported() -> None:
+    """Two rooms' lines awaited one after the other: the second may have ended already; its LINE_END is kept."""
+    port = StagePort(Stage(25, 44100), lambda: None, lambda: [])
+    port.bind(asyncio.get_running_loop())
+    line = Line("早就说完了。", LineSource.OPERATOR)
+    ended = StageEvent(StageEventKind.LINE_END, line, frame=10, sample=17640, played=1)
+    port.on_stage_event(ended)
+    await asyncio.sleep(0)  # the dispatch runs on the loop
+    assert await port.line_ended(line.id, 0.1) is ended
+    assert await port.line_ended(Line("还没说。", LineSource.OPERATOR).id, 0.05) is None
