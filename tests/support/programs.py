@@ -39,12 +39,16 @@ FILES = {
 }
 
 
-def _missing(what: str, package: str) -> NoReturn:
-    """Fails under CI (setup must have installed it), skips on a developer machine."""
-    message = f"{what} not found (scripts/setup.sh --test installs the Debian package {package})"
+def missing(message: str) -> NoReturn:
+    """Something a test needs is not installed: fails under CI (any CI value but empty/0/false: setup must have
+    installed it), skips on a developer machine."""
     if os.environ.get("CI", "").lower() not in ("", "0", "false"):
         pytest.fail(message)
     pytest.skip(message)
+
+
+def _missing(what: str, package: str) -> NoReturn:
+    missing(f"{what} not found (scripts/setup.sh --test installs the Debian package {package})")
 
 
 def require_program(name: str) -> str:
