@@ -177,21 +177,21 @@ class Daemon:
             raise ConfigError("<none>", "", "the daemon was started without a config file")
         path = self.config_path
 
-        def read() -> tuple[str | None, Config]:
-            try:
-                digest = _digest(path)
-            except OSError:
-                digest = None
+        def read() -> Config:
             if remember:
                 # Before parsing: a file refused once is not tried again by the watcher until it changes.
-                self._config_hash = digest and _digest(path, self._watched)
+                try:
+                    self._config_hash = _digest(path, self._watched)
+                except OSError:
+                    self._config_hash = None
             new = load_config(path)
             if remember:
-                self._watched = new.rooms
-                self._config_hash = digest and _digest(path, new.rooms)
-            return digest, new
+                self._watched = new.rooms  # from now on the watcher watches the files the new rooms name
+                if self._config_hash is not None:
+                    self._config_hash = _digest(path, new.rooms)
+            return new
 
-        _, new = await asyncio.to_thread(read)
+        new = await asyncio.to_thread(read)
         # Before anything is built or logged: a secret that first appears in this file is masked from here on,
         # whichever way the reload came (SIGHUP, the API, the file watcher) and whether or not it applies.
         register_secrets(secrets_of(new))
