@@ -192,3 +192,48 @@ def test_a_figure_with_the_kbs_own_label_is_grounded_anywhere_in_the_kb() -> Non
 @pytest.mark.parametrize("sentence", ["今天下单明天就能到。", "三天内送到。", "支持货到付款。", "可以先用后付。", "收到再付款就行。"])
 def test_delivery_time_and_payment_terms_are_promises(sentence: str) -> None:
     assert not GroundingGuard(["全国包邮，付款后24小时内发货，默认圆通快递。"], RULES).check(sentence).ok, sentence
+
+
+# -- after heldout10: promises as frames, absolute claims by metaphor ------------------------------------
+
+FRAMES_KB = ["每罐附赠一个竹制茶匙，赠完即止。", "全国包邮，付款后24小时内发货。", "未拆封支持七天无理由退换。"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "frame"),
+    [("杯套管够，保证人人都有。", "保证"), ("包您满意。", "保证"), ("人手一盒，见者有份。", "保证"), ("绝对有效。", "保证"),
+     ("不甜不要钱。", "不满意不要钱"), ("不新鲜全退。", "不满意不要钱"), ("没效果退钱。", "不满意不要钱"),
+     ("试喝装不收钱。", "不满意不要钱"), ("杯子免费给你换新款。", "免费"), ("茶叶随便喝。", "免费"), ("白拿一包。", "免费"),
+     ("买了绝对不亏。", "买了不亏"), ("不买就后悔。", "买了不亏"), ("闭眼入。", "买了不亏"), ("支持先喝后付。", "付款方式"),
+     ("可以先穿再付。", "付款方式")],
+)
+def test_promise_frames_the_kb_does_not_make_are_withheld(sentence: str, frame: str) -> None:
+    v = GroundingGuard(FRAMES_KB, RULES, facts=FRAMES_KB).check(sentence)
+    assert not v.ok and f"({frame})" in v.reason, (sentence, v)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kb"),
+    [("保证人人都有。", "下单的朋友保证人人都有茶匙。"), ("不好喝不要钱。", "不好喝不要钱，放心试。"), ("支持先喝后付。", "支持先喝后付。"),
+     ("运费不收钱。", "全国包邮。"), ("茶匙免费给。", "每罐附赠一个竹制茶匙。"), ("买了不会亏。", "买了不亏的好茶。")],
+)
+def test_promise_frames_the_kb_makes_are_voiced(sentence: str, kb: str) -> None:
+    assert GroundingGuard([kb], RULES, facts=[kb]).check(sentence).ok, GroundingGuard([kb], RULES, facts=[kb]).check(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["每罐附赠一个竹制茶匙。", "每个人口味不一样。", "够喝好一阵子。", "全国包邮。", "可以免费开电子发票吗？您下单时备注就行。",
+     "回购的老客很多。", "都有现货。", "管理得很好。", "包装很结实。"],
+)
+def test_everyday_words_near_the_frames_pass(sentence: str) -> None:
+    kb = [*FRAMES_KB, "可以免费开电子发票，下单时备注抬头。", "都有现货。"]
+    assert GroundingGuard(kb, RULES, facts=kb).check(sentence).ok, GroundingGuard(kb, RULES, facts=kb).check(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["堪称绿茶里的天花板。", "天花板级的口感。", "绿茶界顶流。", "口感吊打同价位。", "秒杀一切绿茶。",
+                                      "品质遥遥领先。", "全网独一家。", "性价比之王。", "好喝到没有之一。", "香气无敌。"])
+def test_absolute_claims_by_metaphor_are_withheld_even_from_the_kb(sentence: str) -> None:
+    v = GroundingGuard([sentence], RULES, facts=[sentence]).check(sentence)
+    assert not v.ok and "absolute claim" in v.reason, v
+    assert GroundingGuard([sentence], RULES, absolute_claims=False).check(sentence).ok  # a room may turn it off
