@@ -10,8 +10,9 @@ sentence is replaced by the room's safe line and the answer ends there (never si
 except a sentence withheld for an absolute claim alone: it is left out and the answer goes on (the
 safe line if nothing else is left).
 Without a model, an FAQ entry that means the same (intent.FaqMatcher) answers before passages.
-A comment that asks nothing the shop answers (no question word, no slot, no passage, no FAQ entry) gets a
-fixed chit-chat line and never reaches the model, so nothing a viewer wrote is quoted back.
+A comment that asks nothing the shop answers (no slot, no passage, no FAQ entry, and not a question by its form with
+passages that match it at least half as well as kb.min_match asks) gets a fixed chit-chat line and never reaches
+the model, so nothing a viewer wrote is quoted back; weakly matched passages inform the model but ground no figure.
 Script, operator and thanks lines pass moderation only. Only answers voiced whole go into the
 answer cache, with their passage ids and the KB version they were answered under. What was decided (source, passages,
 model, verdicts, time to first token, sentences withheld and why) rides on each `Sentence`, and
@@ -38,7 +39,7 @@ import yaml
 from broadcaster import metrics
 from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict
-from broadcaster.brain.intent import FaqMatcher, slots
+from broadcaster.brain.intent import FaqMatcher, is_question, slots
 from broadcaster.brain.kb import Hit, KnowledgeBase, extract_answer, faq_pairs
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, moderator_from_config, speakable_name
@@ -257,8 +258,14 @@ class Brain:
                 metrics.CACHE_MISSES.labels(self.room, "answer").inc()
         # 2. knowledge base
         # Passages that answer the question's slot first (KnowledgeBase.retrieve).
-        relevant = (await self.kb.retrieve(question, self.cfg.kb.min_match))[1] if self.kb.passages else []
-        if (getattr(line, "kind", "") == "comment" and not relevant and not slots(question)
+        min_match = self.cfg.kb.min_match
+        hits, relevant = await self.kb.retrieve(question, min_match) if self.kb.passages else ([], [])
+        # A question by its form ("一泡能续几回", "茶匙还有吗") whose words the KB has, if less of them than min_match asks,
+        # goes to the model with those passages (and is never a chit-chat line). They inform the model but ground no
+        # figure (only figures said with the KB's own label): a weakly matched passage's numbers recombined ("99元就能拿
+        # 两罐") are not voiced. The extractive answer keeps to `relevant` too: without a model a weak match is no answer.
+        context = relevant or ([h for h in hits if h.match >= min_match / 2] if is_question(question) else [])
+        if (getattr(line, "kind", "") == "comment" and not context and not slots(question)
                 and self.faq.match(question) is None):
             # A comment that asks nothing the shop answers (no question word, no slot, no passage about it) gets a
             # fixed chit-chat line: nothing of what the viewer wrote is quoted or paraphrased back, so an ad or
@@ -270,7 +277,7 @@ class Brain:
         if self.backend is not None:
             llm_ok = False
             # aclosing: when the stage cuts the line short, the model's stream is closed at once.
-            async with contextlib.aclosing(self._llm(ans, question, relevant)) as sentences:
+            async with contextlib.aclosing(self._llm(ans, question, relevant, context)) as sentences:
                 async for out in sentences:
                     llm_ok = True
                     yield out
@@ -360,18 +367,18 @@ class Brain:
             text = next(self._fallback_cycle)
         return self._emit(ans, text, "fallback", ("moderation: skipped (configured fallback line)",))
 
-    async def _llm(self, ans: _Answer, question: str, relevant: list[Hit]) -> AsyncIterator[Sentence]:
+    async def _llm(self, ans: _Answer, question: str, relevant: list[Hit], context: list[Hit]) -> AsyncIterator[Sentence]:
         assert self.backend is not None
         cfg = self.cfg.llm
         backend = self.backend
-        messages, _ = self.build_messages(ans.line, question, relevant)
+        messages, _ = self.build_messages(ans.line, question, context)
         # The question grounds nothing: "是不是9块9？" is a claim to check against the passages.
         # Figures must be in the retrieved passages (or persona facts); named facts (an origin, a gift, a promise) may
         # be anywhere in the knowledge base: a true fact the retrieval did not rank ("产自浙江丽水" under a question
         # about the trees' age) is not an invention, while a number out of another passage may be the wrong one.
         guard = self._guard([h.passage.text for h in relevant] + list(self.cfg.persona.facts), question=question,
                             facts=[p.text for p in self.kb.passages])
-        ans.source, ans.passage_ids, ans.model = "llm", tuple(h.passage.id for h in relevant), backend.model
+        ans.source, ans.passage_ids, ans.model = "llm", tuple(h.passage.id for h in context), backend.model
         splitter = SentenceSplitter(self.cfg.max_sentence_chars, eager=True)
 
         def first_token(dt: float) -> None:

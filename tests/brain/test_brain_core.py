@@ -471,3 +471,25 @@ async def test_an_abandoned_model_answer_keeps_its_grounded_rest_after_the_kbs_a
         assert sum("500毫升" in t for t in texts) == 1
     finally:
         await brain.close()
+
+
+async def test_a_short_question_with_weakly_matched_passages_reaches_the_model(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    """A question by its form ("出差带着方便吗") whose words the KB has, but less of them than min_match asks, is no
+    chit-chat: the model answers from those passages, which ground no figure of their own (a weak match's numbers
+    recombined are not voiced); a remark still gets the fixed line."""
+    llm_server.script = lambda req: ["适合经常出差的朋友。", "热水能保温24小时。"]
+    cfg = _llm_cfg(kb_dir, llm_server)
+    cfg = cfg.model_copy(update={"kb": cfg.kb.model_copy(update={"min_match": 0.5})})
+    brain = Brain("core-weak", cfg, MOD)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("出差带着方便吗", tkind="comment"))
+        assert [s.text for s in out] == ["适合经常出差的朋友。", brain.cfg.guard.safe_line]
+        assert out[0].source == "llm" and out[0].passage_ids == ("product.yaml#5",)
+        assert "ungrounded number 24" in out[1].dropped[0]["reason"]  # the cold figure said of hot water
+        assert "适合人群" in llm_server.requests[-1]["body"]["messages"][0]["content"]  # the weak passage informed the model
+        before = len(llm_server.requests)
+        out = await _say(brain, _line("主播今天真好看", user="小明", tkind="comment"))
+        assert out[0].source == "fallback" and len(llm_server.requests) == before
+    finally:
+        await brain.close()
