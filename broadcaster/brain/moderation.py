@@ -104,6 +104,9 @@ _ADDRESS_SLOT = re.compile(r"(?:^|[^\u4e00-\u9fff])(?:(?:你|主播|你们|这�
                            r"([\u4e00-\u9fff]{2})(?=[吧啊呀嘛哦]?(?:$|[\s，,。.!！?？~]))|([\u4e00-\u9fff]{2})主播)"
                            # a comment opening with a word on its own, then a pause: a vocative ("铸币 说的什么")
                            r"|^([\u4e00-\u9fff]{2,3})(?=[\s，,。!！~])")
+# An insult noun said on its own as a clause: the whole comment, or a clause closing it ("坐等倒闭，诈骗犯", "黑心商家",
+# "骗子公司，别买"). Matched as written only (a two-character comment that merely sounds like an insult is speech).
+_NOUN_CLAUSE = re.compile(r"(?:^|[\s，,。!！?？~])([\u4e00-\u9fff]{2,5})(?:[吧啊呀哦]?(?:[\s，,。!！?？~]|$))")
 # Contact rules, over contact views of a text (see _contact_views): digits, ids and app names as read.
 _APP = (r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun|纸飞机|飞机号|tg|telegram|"
         r"whatsapp|抖音号|快手号|dy号|小红书号|微博号|绿色(?:聊天)?(?:软件|app)|绿软|聊天软件|飞书|钉钉|陌陌)")
@@ -150,12 +153,12 @@ _PLATFORM = (r"(?:qq|扣扣|企鹅|微信|vx|wx|v信|绿泡泡|泡泡|tg|telegra
              r"闲鱼|咸鱼|海鲜市场|油管|"
              r"([\u4e00-\u9fff])\1|(?<![a-z0-9])[a-z]{2,3})")
 # A CJK handle is a name, not what is looked up (小红书搜一下这个茶的测评, 搜了攻略 are topics).
-_HANDLE = re.compile(rf"{_PLATFORM}(?:号|上|里|app)?(?:搜索?|关注|加|找|id|号)[:@]?"
+_HANDLE = re.compile(rf"{_PLATFORM}(?:号|上|里|app)?(?:搜索?|关注|加|找|id|号|@)[:@]?"
                      r"(?:(?P<latin>[a-z][a-z0-9_\-]{4,})"
-                     r"|(?!了|过|到|一下|下|这|那|看|的|得|不|什么|啥|怎么|有没有|相关|测评|评价|攻略|教程)(?P<cjk>[\u4e00-\u9fff]{3,10}))")
+                     r"|(?!了|过|到|一下|下|这|那|看|的|得|不|什么|啥|怎么|有没有|相关|测评|评价|攻略|教程|你|主播)(?P<cjk>[\u4e00-\u9fff]{3,10}))")
 _TRADE_CUE = re.compile(r"批发|货源|合作|加盟|供货|代发|拿货|出厂|厂价|代理|一手|渠道|低价|进货|内部价|底价|拿样|私聊|私我|私信|关注我|同名|搜我|发你|找我|"
                         # what a searched shop or account promises (after heldout10)
-                        r"福利|攻略都|有礼|优惠|样品|领|便宜|同款|有惊喜|都在|全在|的店|小店|茶仓|茶庄|工作室")
+                        r"福利|攻略都|有礼|优惠|样品|领|便宜|同款|有惊喜|都在|全在|的店|小店|茶仓|茶庄|工作室|秒杀|链接|直播|主页|天天|每天")
 # An id given as a CJK name after "id" (绿色软件上找我 ID 茶农阿强), with a contact verb anywhere.
 _CJK_ID = re.compile(r"(?<![a-z])id:?[\u4e00-\u9fff]{2,8}")
 # A number of five digits or more (any script, after the numeral view) that is no date, price, order or tracking
@@ -588,6 +591,9 @@ class Moderator:
                 word = slot if slot in self._insult_nouns else self._insult_sounds.get(_syllables(slot))
                 if word is not None:
                     hit(word, "pinyin", slot)
+            for m in _NOUN_CLAUSE.finditer(normalize(text)):
+                if m.group(1) in self._insult_nouns:
+                    hit(m.group(1), "text", m.group(1))
         if self._context:
             n = normalize(text)
             for word, rx in self._context:
