@@ -40,7 +40,7 @@ from broadcaster import metrics
 from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict
 from broadcaster.brain.intent import FaqMatcher, is_question, slots
-from broadcaster.brain.kb import Hit, KnowledgeBase, extract_answer, faq_pairs
+from broadcaster.brain.kb import Hit, KnowledgeBase, faq_pairs, kb_answer
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, moderator_from_config, speakable_name
 from broadcaster.brain.sentences import SentenceSplitter, split_sentences
@@ -309,12 +309,7 @@ class Brain:
         return speakable_name(self.moderator, name)
 
     async def _without_llm(self, ans: _Answer, question: str, relevant: list[Hit]) -> AsyncIterator[Sentence]:
-        text, pid = "", ""
-        faq = self.faq.match(question)
-        if faq is not None:
-            text, pid = faq.answer, faq.passage_id
-        elif relevant:
-            text, pid = extract_answer(question, relevant[0]), relevant[0].passage.id
+        text, pid = kb_answer(question, self.faq.match(question), relevant)
         if text:
             ans.source, ans.passage_ids = "kb", (pid,)
             claims = self._guard(())

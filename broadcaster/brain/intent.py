@@ -54,13 +54,14 @@ SLOTS: dict[str, tuple[str, str]] = {
     "origin": (r"产地|哪里产|哪产|哪里的|哪儿的|产自|哪里生产|哪个地方|哪的|原产|出自|哪里出|哪里种|哪种的|哪个省|哪座山", r"产"),
     "weight": (r"多重|重多少|有多重|几克|多少克|重量|净含量|净重|毛重|克重|多少斤|几斤|分量|多少量|多少g|几g|几两", r"克|斤|重|净含量"),
     "capacity": (r"容量|多大|能装多少|多少毫升|装多少", r"毫升|容量|升"),
-    "color": (r"颜色|什么色|几种色|几个色", r"色"),
+    # a colour named in the question (有粉色吗, 黑的有没有) asks which colours there are
+    "color": (r"颜色|什么色|几种色|几个色|[红橙黄绿青蓝紫粉黑白灰棕金银米咖]色|[红黄绿蓝紫粉黑白灰]的(?:有|还有)|配色", r"色|[红黄绿蓝紫粉黑白灰]"),
     "invoice": (r"发票|开票|专票|普票|报销", r"发票"),
     "gift": (r"赠品|送什么|送东西|送啥|有送|附赠|赠送|送不送|礼品|小礼物|福利送|额外送", r"赠|送"),
     "warranty": (r"保修|质保|坏了(?!吗)|维修|保固", r"保修|质保"),
-    "keep_warm": (r"保温|保冷", r"保温|保冷|小时"),
+    "keep_warm": (r"保温|保冷|保(?:几|多少|多久|多长)|(?:热|冰|凉)(?:的|水)?能(?:放|保持|维持)", r"保温|保冷|小时"),
     "grade": (r"等级|什么级|几级|品级|档次|级别", r"级"),
-    "material": (r"材质|什么材料|什么做的|材料", r"材质|不锈钢|材料"),
+    "material": (r"材质|什么材料|什么做的|材料|什么钢|包装|什么装的|罐装|袋装|盒装|用料", r"材质|材料|钢|铁|铝|玻璃|陶瓷|塑料|硅胶|竹|木|纸|[罐袋盒瓶]装|包装"),
 }
 _SLOT_Q = {s: re.compile(q) for s, (q, _) in SLOTS.items()}
 _SLOT_EVIDENCE = {s: re.compile(e) for s, (_, e) in SLOTS.items()}
@@ -76,6 +77,8 @@ _QUESTION_WORDS = re.compile(
     r"谁出|谁付|谁承担|谁来出|要钱|收费|收不收|算谁的|"
     # a closing 不/没/没有 makes a yes-no question (要运费不, 有赠品没有); buying together says how, not what (一起拍)
     r"(?:不|没|没有|么|嘛)$|一起|一块儿?|合起来|加起来|拍|下单|"
+    # who pays a charge is part of asking about it (要不要出运费, 补邮费吗)
+    r"[出付掏给交补](?=运费|邮费|快递费|差价)|怎么算|咋算|如何算|怎么收|"
     r"怎么|什么|多少|有|是|这|那|个|款|请问|主播|一下|[一二两三四五六七八九十\d]"
 )
 # Words added to a question for retrieval, so "什么时候发" finds the passage that says 发货.
@@ -83,7 +86,7 @@ SLOT_TERMS: dict[str, str] = {
     "price": "价格 价 元", "postage": "包邮 运费", "shipping": "发货 快递", "returns": "退换货 退货", "howto": "冲泡 水温 用法",
     "shelf_life": "保质期", "storage": "储存 密封 存放", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
     "color": "颜色", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级",
-    "material": "材质",
+    "material": "材质 材料 包装",
 }
 # How close two question keys must be for an edit-tolerant match when neither has a slot.
 KEY_SIMILARITY = 0.75

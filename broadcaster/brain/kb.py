@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from broadcaster.brain.intent import asked_units, evidence, retrieval_query, slots, states_unit
+from broadcaster.brain.intent import FaqMatch, asked_units, evidence, retrieval_query, slots, states_unit
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.textnorm import normalize
 
@@ -493,3 +493,17 @@ def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
             s += "。"
         out.append(s)
     return "".join(out)
+
+
+def kb_answer(question: str, faq: FaqMatch | None, relevant: Sequence[Hit]) -> tuple[str, str]:
+    """(answer, passage id) without a model: the FAQ entry meant, else the best relevant passage's sentences; a
+    quantity question the FAQ entry answers in no figure of the unit asked ("几天能到" → "48小时内发货") takes the
+    passage sentence that does ("一般两到四天送达") when there is one. ("", "") when the KB has no answer."""
+    units = asked_units(question)
+    if faq is not None and (not units or not relevant or states_unit(units, faq.answer)):
+        return faq.answer, faq.passage_id
+    if relevant:
+        text = extract_answer(question, relevant[0])
+        if faq is None or states_unit(units, text):
+            return text, relevant[0].passage.id
+    return (faq.answer, faq.passage_id) if faq is not None else ("", "")
