@@ -68,6 +68,7 @@ from broadcaster.brain.wordlists import (
     INSULT_NOUNS,
     INSULTS,
     LOOKALIKES,
+    NEUTRAL_NOUNS,
     PATTERNS,
     PRICE_ELSEWHERE_DEICTIC,
     PRICE_ELSEWHERE_PLACES,
@@ -412,6 +413,7 @@ class Moderator:
         self._insult_sounds = {_syllables(w): w for w in insult_words
                                if len(w) == 2 and all(is_cjk_char(c) for c in w)} if pinyin else {}
         self._insult_nouns = frozenset(w for w in insult_words if len(w) >= 2)
+        self._clause_nouns = self._insult_nouns - NEUTRAL_NOUNS
         self._patterns = [(w, re.compile(rx)) for w, rx in (patterns or {}).items()]
         self.use_pinyin = pinyin
         self.contacts = contacts
@@ -592,7 +594,7 @@ class Moderator:
                 if word is not None:
                     hit(word, "pinyin", slot)
             for m in _NOUN_CLAUSE.finditer(normalize(text)):
-                if m.group(1) in self._insult_nouns:
+                if m.group(1) in self._clause_nouns:
                     hit(m.group(1), "text", m.group(1))
         if self._context:
             n = normalize(text)

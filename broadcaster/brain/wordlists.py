@@ -306,7 +306,7 @@ PATTERNS: dict[str, str] = {
             r"(?:倒闭|破产|关门|封号|被封|凉凉|暴雷|跑路)",
     # Sexual harassment: a sexual body word of the host with a size/look cue, asking to see or touch it, a price for
     # a night (not a hotel's).
-    "性骚扰2": r"(?:主播|你|小姐姐|美女|妹妹|姐姐)(?:的)?(?:胸|奶子?|咪咪|乳房?|屁股|臀|下面|内衣|内裤|丝袜|罩杯)"
+    "调戏": r"(?:主播|你|小姐姐|美女|妹妹|姐姐)(?:的)?(?:胸|奶子?|咪咪|乳房?|屁股|臀|下面|内衣|内裤|丝袜|罩杯)"
                r"(?!前|口|针|牌|章|怀|襟|部|肌|闷|痛|疼|围|卡|贴|花)(?:真|挺|好|这么|那么|很|太|也太|贼|巨)?"
                r"(?:大|翘|白|骚|软|弹|性感|诱人|够味|几杯|[a-g]杯|[a-g]罩杯|cup)"
                r"|(?:给我|让我|想|要)(?:看看|看一下|看下|瞧瞧|摸摸|摸一下|摸|揉|舔|亲)(?:你|主播)?(?:的)?"
@@ -392,6 +392,10 @@ INSULT_NOUNS = (*INSULT_NOUNS, "扑街", "哈麻批", "瓜批", "憨批", "傻�
                 "鳖孙", "孙贼", "呆逼")
 # Nouns that insult after 你个/你是 but are fond before 主播 (憨憨主播): left out of "X主播" and "X一个".
 FOND_NOUNS = frozenset({"憨憨", "笨蛋", "傻瓜"})
+# Insult nouns that are ordinary words when said on their own ("猴子？" about a cup's print, "垃圾" about rubbish): they
+# insult in a slot (你是X, X主播) but not as a clause by themselves.
+NEUTRAL_NOUNS = frozenset({"乌龟", "猴子", "蛤蟆", "癞蛤蟆", "猩猩", "老鼠", "王八", "戏子", "吸血鬼", "母猪", "垃圾", "狐狸精",
+                           "小丑", "笨蛋", "傻瓜", "憨憨"})
 # An insult noun told to go away: nouns of two characters or more, fond ones left out (小狗下播了 is no insult).
 PATTERNS["人身攻击"] = PATTERNS["人身攻击"].replace("INSULT_NOUNS", "|".join(sorted({n for n in INSULT_NOUNS if len(n) >= 2} - FOND_NOUNS, key=len, reverse=True)))
 PATTERNS["侮辱"] = (PATTERNS["侮辱"].replace("LONG_NOUNS", "|".join(sorted({n for n in INSULT_NOUNS if len(n) >= 2} - FOND_NOUNS, key=len, reverse=True)))
@@ -474,6 +478,8 @@ EVERYDAY_WORDS: frozenset[str] = frozenset({
     "微信", "支付宝", "抖音", "快手", "拼多多", "淘宝", "京东", "天猫", "小红书", "直播间",
     # homophones of listed words that are words of their own
     "咸鱼", "网袋", "白吃", "圆角", "普京", "惊动", "独唱", "存货", "见货", "扫货", "压片", "弟弟", "小气", "消气",
+    # (after heldout10) everyday words that sound like a listed one: 忘带 ~ 网贷, 鲜鱼 ~ 闲鱼, 打骂 ~ 大麻, 细读 ~ 吸毒 …
+    "忘带", "鲜鱼", "打骂", "细读", "课长", "远郊", "板正", "待考", "博采", "果料", "落照", "建中", "间种", "强直", "肚肠",
 })
 # Chat abbreviations that are everyday slang, never taken for the initials of a listed word.
 COMMON_ABBREVIATIONS: frozenset[str] = frozenset({
