@@ -460,3 +460,108 @@ def test_a_name_worded_as_an_offer_is_never_read_out(name: str) -> None:
                                   "一只大橘猫"])
 def test_a_clean_name_is_read_out_as_written(name: str) -> None:
     assert speakable_name(DEFAULT, name) == name
+
+
+# -- after heldout10, by class: fresh examples of each class (none of heldout10's strings), each family with clean
+# comments that share its characters --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # a platform by its nickname (围脖, 红书, 斗音, 小破站) + search/follow/@ + a shop or person name with a promise
+        ("微博搜 绿茶阿妹的小店，关注有礼", "联系方式"), ("去斗音搜 茶山小王，天天直播秒杀", "联系方式"),
+        ("红书搜 茶仓老李 有优惠", "联系方式"), ("小破站关注 云雾小茶馆 福利多", "联系方式"), ("围脖@茶小二 天天发福利", "联系方式"),
+        # "my real/main/backup account is <id>"; a homophone by a character's everyday reading (伽 is jiā in 瑜伽)
+        ("我大号是 greentea_99 ，这个号要封了", "联系方式"), ("备用号为 leafking2025", "联系方式"), ("伽微领茶样", "加微"),
+        # another seller's price by the kind of place (a market, a factory, a counter, "online"), or a price + "ask me"
+        ("茶城里四十块一斤随便买", "别处价格"), ("专柜八十块一盒，便宜多了", "别处价格"), ("某某茶业专卖店59就有", "别家价格"),
+        ("网上才卖四十", "别家价格"), ("一罐才五十，需要的私我", "别处价格"), ("我朋友开茶厂的，出厂价四十，私我", "别处价格"),
+    ],
+)
+def test_heldout10_contact_and_competitor_classes_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # offers with no channel: loans, paid companionship and escorts, worn clothes and "welfare" videos, party drugs,
+        # accounts and followers, investment "teachers"
+        ("手头紧？低息贷款找我", "贷款广告"), ("无抵押当天到账，有需要的来", "贷款广告"), ("代办信用卡，额度高", "贷款广告"),
+        ("有偿陪玩，全国接单", "有偿服务"), ("外围模特，高端可约", "有偿服务"), ("女大学生兼职，可上门", "有偿服务"),
+        ("本地可上门，全国可飞", "有偿服务"), ("原味内衣出，私", "色情物品"), ("扫码看美女福利", "色情物品"),
+        ("寂寞吗，加我看片", "色情物品"), ("夜店助兴的糖果，同城闪送", "毒品配送"), ("嗨药现货，懂的来", "毒品配送"),
+        ("出售五千粉快手号", "账号交易"), ("卖千粉小红书号，带橱窗", "账号交易"), ("刷粉一千个十块，找我", "账号交易"),
+        ("跟着老师炒股，一个月翻倍", "投资诈骗"), ("导师带你投资数字货币，稳赚", "投资诈骗"),
+    ],
+)
+def test_heldout10_offer_classes_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # appearance and intelligence, an insult noun told to go away, the seller called a criminal as a clause
+        ("长成这样也敢直播", "人身攻击"), ("你也不照照镜子", "人身攻击"), ("主播长得好恶心", "人身攻击"), ("主播胖得像猪", "人身攻击"),
+        ("这智商也就这样了，智商感人", "人身攻击"), ("主播是不是没长脑子", "人身攻击"), ("死肥宅快滚", "人身攻击"),
+        ("你赶紧滚", "人身攻击"), ("黑心商家", "黑心商家"), ("骗子公司，大家别买", "骗子公司"), ("瓜怂，卖的啥破茶", "瓜怂"),
+        ("虎逼主播", "侮辱"),
+        # threats: a marker + a harm verb, harm to what is theirs, "don't let me meet you"; doxxing in plain words
+        ("你们店迟早被砸", "恐吓"), ("把你们仓库烧了", "恐吓"), ("下播别让我遇到你", "恐吓"), ("小心你的狗命", "恐吓"),
+        ("信不信我去你店门口砸了你的店", "恐吓"), ("你家住哪个单元我都查到了", "人肉"), ("你的住址已经发群里了", "人肉"),
+        ("人肉出主播了", "人肉"),
+        # sexual harassment: a body word with a size or look cue, asking to see or touch, a night's price
+        ("主播胸真大", "调戏"), ("给我看看你的腿", "调戏"), ("想摸主播的小手", "调戏"), ("包夜多少钱", "调戏"),
+        ("约吗主播", "调戏"), ("主播好骚", "调戏"),
+        # death wishes and curses
+        ("你怎么还不去死", "诅咒"), ("主播出门被车撞", "诅咒"), ("祝你们店早日倒闭", "诅咒"), ("早点死吧", "诅咒"),
+    ],
+)
+def test_heldout10_insult_and_threat_classes_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # threats' and doxxing's characters in everyday use
+        "砸了个好价，值了", "泼水成茶是什么意思", "杯子重吗，小心砸到脚", "烧开的水能直接泡吗", "等着收货呢", "等着降价再买",
+        "迟早要被你种草", "信不信我买十罐", "到你们门店砸了一千块买茶", "我去你们店里喝过，环境好", "别让我等太久",
+        "让我遇到这么好喝的茶太幸运了", "主播下播路上注意安全", "我知道你们仓库在杭州，发货快吗", "主播家住哪里呀我想知道",
+        "你们在哪个区发货", "我家住得远能包邮吗", "我家住哪个小区都能送到吗", "人肉包子", "把你们仓库的地址发一下，我去自提",
+        "小心你的手机别掉水里", "主播给我等着，发工资就来买",
+        # appearance, intelligence, go-away and curse words
+        "长这样的杯子真好看", "照镜子一样亮的杯子", "主播长得真甜", "主播长得好看", "这智商税我交了", "喝茶能提高智商吗",
+        "我脑子坏了忘记下单", "主播的脑子转得真快", "我家养了两头肥猪", "肥猪肉不能配绿茶吧", "滚烫的水能泡吗", "茶叶在杯里滚动",
+        "你们怎么还没发货", "这个花怎么还没死", "快累死了", "去死皮的洗面奶", "快去死磕价格", "坐等发货", "祝你们生意红火",
+        "希望你们店开到我们这", "杯子上画的是什么，猴子？", "我被骗子骗过，谨慎", "出门忘带杯子了",
+        # harassment's body and night words
+        "胸口闷喝绿茶可以吗", "主播的胸针好看", "胸前的徽章是什么", "一晚上能喝几杯", "一晚能泡几次", "酒店多少钱一晚",
+        "主播身材挺好的", "主播骚操作", "主播好浪漫", "想和主播一起喝茶", "给我看看杯子底部", "主播屁股后面的柜子是什么",
+        # offers' words in shopping talk
+        "原味和茉莉味哪个好", "原味瓜子配茶", "福利视频什么时候发", "扫码领券吗", "扫码能看视频教程吗", "寂寞的时候喝杯茶",
+        "陪我妈一起看直播", "外围包装是什么材质", "全国包邮可以吗", "女大学生喝什么茶好", "有偿退换吗", "杯口口子有点割手",
+        "花呗分期利息低吗", "无抵押也能分期吗", "到账了吗我的退款", "借钱买茶不值得", "糖果色好看", "蹦迪完喝茶解酒",
+        "千粉主播也很努力", "开通橱窗了吗", "小号罐有吗", "老师带你认识绿茶", "炒股累了喝杯茶", "这茶一周能喝完",
+        "我买了一个月翻倍的茶量", "代办退货吗", "办理信用卡分期可以吗",
+        # platforms and places in shopping talk
+        "小红书搜这个茶的测评", "小红薯上看到你们的", "围脖上刷到的", "b站搜了教程", "抖音搜一下就有", "抖音搜你们直播间",
+        "真号是哪个，怕买到假的", "我的账号叫茶叶爱好者", "市场上二十块的茶能比吗", "菜市场买的茶叶不行", "茶厂直发吗",
+        "实体店有卖吗", "门店价格和直播间一样吗", "批发价100块是吗", "出厂价多少", "一罐才99找我朋友一起拼",
+        "我老家茶叶四十块一斤，没这个香", "我是茶农，这个价很良心",
+    ],
+)
+def test_heldout10_near_misses_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
+
+
+@pytest.mark.parametrize("name", ["低息贷款找我", "有偿陪聊", "原味丝袜店", "高端外围"])
+def test_a_name_of_a_heldout10_offer_class_is_not_read_out(name: str) -> None:
+    assert speakable_name(DEFAULT, name) == ANON
