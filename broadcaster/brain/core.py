@@ -545,9 +545,7 @@ class Brain:
         return outs
 
     def _grounded(self, ans: _Answer, text: str, guard: GroundingGuard) -> Sentence | None:
-        g = guard.check(text)
-        if g.ok and ans.spoken:
-            g = guard.check_returns(text, before=ans.spoken[-1])  # a return's condition in the sentence before
+        g = guard.check(text, before=ans.spoken[-1] if ans.spoken else "")  # a return's condition in the sentence before
         if not g.ok:
             if g.reason.startswith("absolute claim"):
                 # An absolute claim is a sentence of its own to leave out, not a sign the model invents: the

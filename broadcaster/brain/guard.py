@@ -157,6 +157,8 @@ ABSOLUTE_SLANG: tuple[str, ...] = (
     r"天下(?:第一|无双)", r"举世无双", r"首屈一指", r"数一数二", r"无人能及", r"无可(?:比拟|替代|挑剔)", r"无与伦比",
     r"无出其右", r"一骑绝尘", r"独步", r"封神", r"神级", r"神品", r"巅峰", r"[\u4e00-\u9fff]之王", r"霸主", r"称霸",
     r"(?:行业|业界|业内)(?:标杆|龙头|老大)", r"top\s*级", r"天选", r"绝绝子",
+    r"(?:人气|断货|带货|销量|性价比|颜值|口碑|爆款)王", r"(?:行业|业内|国内|全国|全球|国际|世界)领先", r"(?:全球|全国|国内|全网)首(?:发|创|家|款)",
+    r"史无前例", r"前所未有", r"空前绝后", r"无可匹敌", r"独占鳌头", r"零差评", r"至尊", r"顶配", r"一绝", r"绝无二家",
 )
 _ABSOLUTE = re.compile("|".join(f"(?:{p})" for p in (*ABSOLUTE_CLAIMS, *ABSOLUTE_SLANG)), re.IGNORECASE)
 
@@ -176,7 +178,16 @@ FRAME_PROMISES: tuple[tuple[str, str], ...] = (
     ("买了不亏", r"买(?:了|到)?(?:就|都|绝对|肯定|保证)?(?:不|没)(?:亏|吃亏|后悔)|不买(?:就|才|会)?(?:亏|后悔|吃亏)|"
                r"闭(?:着)?眼(?:睛)?(?:入|买|冲|拍)|无脑(?:入|买|冲)|稳赚|包赚|血赚|赚翻"),
     ("付款方式", r"先(?:用|喝|吃|尝|试|穿|体验|收货|验货|拿货)(?:了)?(?:再|后)(?:付|买|给钱|结)"),
+    # a service for life or at the door, and money off by any name (coupons, red packets, cash back, "cost price")
+    ("终身服务", r"(?:终身|永久|一辈子|无限期|永远)(?:免费)?(?:保修|质保|包换|换新|维修|退换|售后|有效|包退|保障|免费)"),
+    ("上门服务", r"上门(?:维修|安装|取件|取货|服务|退换|回收)|免费(?:维修|安装|换新|上门|寄回|退换)|包安装"),
+    ("优惠券", r"优惠券|领券|券后|红包|满减|满[\d一二两三四五六七八九十百千]+减|立减|折上折|返现|返利|积分(?:抵|兑)|抵扣|补贴|津贴|"
+             r"(?:内部|员工|成本|出厂|批发|跳楼|骨折|白菜|亏本|福利)价|亏本|贴钱"),
+    # who pays postage, said of a return or in general ("运费我们出"): the KB's statement, with its restriction (质量问题)
+    ("运费承担", RETURN_POSTAGE := r"(?:我们|商家|店铺|卖家|店家|咱们|这边)(?:来)?(?:承担|出|包|报销)(?:来回|往返|退货|退回|寄回)?(?:的)?(?:运费|邮费)|"
+               r"(?:来回|往返|退货|退回|寄回)?(?:的)?(?:运费|邮费)(?:都|也|全)?(?:由|是)?(?:我们|商家|店铺|卖家|店家|咱们|这边)(?:来)?(?:出|承担|包|报销)"),
 )
+_POSTAGE_PAID = re.compile(RETURN_POSTAGE)
 # What else in the knowledge base states a frame's promise, given what the sentence is about: postage "not charged"
 # is the KB's 包邮 (运费不收钱 ← 全国包邮), a free gift is its 赠/送.
 FRAME_EVIDENCE: dict[str, tuple[tuple[str, str], ...]] = {
@@ -374,13 +385,21 @@ def figures(text: str) -> list[Figure]:
         value = _cn_to_number(s)
         if value is None:
             continue
+        lone = all(c in _CN_UNITS for c in s)  # "万", "百", "十万": a power of ten without a digit
+        if lone:
+            value = 1.0
+            for c in s:
+                value *= _CN_UNITS[c]
         f = _figure(t, m.start(), m.end(), value, "点" in s, s)
         if s in ("一", "两", "二") and not f.unit:
             continue  # "一下", "一起", "两人" are words, not figures
+        if lone and len(s) == 1 and not f.unit and not _APPROX_BEFORE.search(t[max(0, m.start() - 2) : m.start()]):
+            continue  # "百搭", "万事如意", "千里": words; "上万条好评", "过千单", "百年", "年销百万" state a figure
         out.append(_with_label(f, t, m.start()))
     return out
 
 
+_APPROX_BEFORE = re.compile(r"(?:上|数|近|几|超过?|过|破|逾|成|好几)$")  # "上万", "过千", "近百": about that many
 _APPROX_AFTER = re.compile(r"^\s*(?:多|余|来)(?=\s*[^\d\s])")  # "八十多杯", "20余天": the unit after the approximator
 
 
@@ -470,7 +489,9 @@ class GroundingGuard:
         self._echo = {q[i : i + k] for i in range(len(q) - k + 1) if q[i : i + k] not in known} if k else set()
         self._return_units = [u for t in self.texts for u in return_units(t)]
 
-    def check(self, sentence: str) -> GuardVerdict:
+    def check(self, sentence: str, before: str = "") -> GuardVerdict:
+        """One sentence's verdict; `before` is the answer's sentence said just before it (a return's condition or
+        restriction said there counts, see check_returns)."""
         leak = self._leak(sentence)
         if leak:
             return GuardVerdict(False, f"prompt leak: {leak}")
@@ -505,7 +526,7 @@ class GroundingGuard:
                 place = _PLACE_FILLER.sub("", m.group(1))[:2]
                 if len(place) == 2 and place not in self._named:
                     return GuardVerdict(False, f"ungrounded origin {m.group(0)}")
-            returns = self.check_returns(n)
+            returns = self.check_returns(n, before)
             if not returns.ok:
                 return returns
         return GuardVerdict(True)
@@ -530,6 +551,13 @@ class GroundingGuard:
             if conds and not self._return_grounded(conds, unit):
                 said = "、".join(("" if pos else "非") + label for label, pos in sorted(conds))
                 return GuardVerdict(False, f"ungrounded promise {unit} (退换 under {said})")
+        m = _POSTAGE_PAID.search(_numeric_text(text))
+        if m is not None and not _RESTRICTIONS.search(n):
+            # "运费我们出" where every statement of it in the KB is restricted ("质量问题…运费由我们承担"): said without
+            # the restriction (in this sentence or the one before), it promises more than the KB does
+            stated = [u for u in _SENTENCE_END.split(self._named) if _POSTAGE_PAID.search(u)]
+            if stated and all(_RESTRICTIONS.search(u) for u in stated):
+                return GuardVerdict(False, f"ungrounded promise {m.group(0)} (运费承担 without its restriction)")
         return GuardVerdict(True)
 
     def _return_grounded(self, conds: set[tuple[str, bool]], unit: str) -> bool:

@@ -134,7 +134,7 @@ def test_returns_as_the_kb_states_them_pass(sentence: str) -> None:
 @pytest.mark.parametrize(
     ("sentence", "ok"),
     [("默认发圆通快递。", True), ("默认发顺丰。", False), ("当天就发货。", False), ("纯天然无农药。", False),
-     ("我们是独家代理。", False), ("付款后24小时内发货。", True), ("首单立减。", True)],
+     ("我们是独家代理。", False), ("付款后24小时内发货。", True), ("首单付款后24小时内发货。", True), ("首单立减。", False)],
 )
 def test_named_facts_need_the_same_name_in_a_passage(sentence: str, ok: bool) -> None:
     guard = GroundingGuard(["全国包邮，付款后24小时内发货，默认圆通快递。"], RULES)
@@ -237,3 +237,34 @@ def test_absolute_claims_by_metaphor_are_withheld_even_from_the_kb(sentence: str
     v = GroundingGuard([sentence], RULES, facts=[sentence]).check(sentence)
     assert not v.ok and "absolute claim" in v.reason, v
     assert GroundingGuard([sentence], RULES, absolute_claims=False).check(sentence).ok  # a room may turn it off
+
+
+@pytest.mark.parametrize(
+    ("sentence", "frame"),
+    [("终身免费换新。", "终身服务"), ("坏了可以上门维修。", "上门服务"), ("关注主播领优惠券。", "优惠券"), ("今天是成本价。", "优惠券"),
+     ("拍下返现二十。", "优惠券")],
+)
+def test_services_and_money_off_by_any_name_are_promises(sentence: str, frame: str) -> None:
+    v = GroundingGuard(FRAMES_KB, RULES, facts=FRAMES_KB).check(sentence)
+    assert not v.ok and "ungrounded" in v.reason, (sentence, v)
+    assert GroundingGuard([sentence], RULES, facts=[sentence]).check(sentence).ok  # the KB's own promise
+
+
+def test_who_pays_postage_keeps_the_kbs_restriction() -> None:
+    kb = ["拆封后如有受潮等质量问题，也可以退，运费由我们承担。"]
+    g = GroundingGuard(kb, RULES, facts=kb)
+    assert g.check("质量问题的话运费由我们承担。").ok
+    assert g.check("运费由我们承担。", before="拆封后有质量问题也可以退。").ok  # the restriction said just before
+    assert "运费承担" in g.check("运费我们来出。").reason and not g.check("退回来的运费我们出。").ok
+    free = ["退货运费都由我们承担。"]
+    assert GroundingGuard(free, RULES, facts=free).check("运费我们出。").ok  # the KB's promise has no restriction
+
+
+@pytest.mark.parametrize(("text", "value"), [("上万条好评", 10000.0), ("月销过千单", 1000.0), ("年销百万", 1e6), ("百年老店", 1200.0)])
+def test_a_power_of_ten_alone_is_a_figure_when_it_counts_something(text: str, value: float) -> None:
+    assert [f.value for f in figures(text)] == [value] and figures(text)[0].significant
+
+
+@pytest.mark.parametrize("sentence", ["颜色很百搭。", "万事如意。", "千里迢迢来的好茶。"])
+def test_a_power_of_ten_in_a_word_is_no_figure(sentence: str) -> None:
+    assert figures(sentence) == [] and GroundingGuard(TEA, RULES).check(sentence).ok
