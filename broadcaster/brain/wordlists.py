@@ -370,6 +370,43 @@ PATTERNS: dict[str, str] = {
               r".{0,10}(?:要的|需要的|想要的)?(?:找我|私我|滴我|加我|私聊我|私信我)(?!妈|爸|老公|老婆|家人|朋友|同事|们)"
               r"|(?:出厂价|批发价|拿货价|进货价|成本价|底价|内部价)(?:才|只要|就|是)?(?:\d{2,}|[一二三四五六七八九十几百]+)"
               r".{0,10}(?:私|找我|加我|滴我|要的|需要的)(?!妈|爸|老公|老婆|家人|朋友|同事|们)",
+    # Contact hints without an app or an id: "follow my X account, same name", "my name is the contact", "see my
+    # signature", "V me 50" (a transfer), "add a contact, I'll send it privately for less".
+    "联系暗示": r"关注我(?:的)?(?:抖音|快手|小红书|微博|b站|视频号|公众号|红书|斗音|围脖)|(?:抖音|快手|小红书|微博|b站|视频号|公众号)号同名"
+              r"|(?:名字|昵称|网名|用户名|头像|签名)(?:就是|就|即|里有|上有|是)(?:联系方式|v|微信|vx|wx|扣扣|q号|号码|联系)"
+              r"|^(?:看|点|戳)(?:一下|下)?(?:签名|个签)|(?<![a-z])v(?:我|俺)(?:\d|[一二三四五六七八九十百])"
+              r"|加(?:个|一下|下|我)?联系方式|私发(?:你|给你)",
+    # Another seller's promotion or "this money buys more there", and a shop kind's price (线下茶叶店才卖五十).
+    "别处优惠": r"(?:隔壁|别家|他家|网上|其他直播间|别的直播间)(?:直播间|店)?.{0,8}(?:买[一二三1-3]送|半价|打折|[一二三四五六七八九]折|秒杀)"
+              r"(?!.*[吗么嘛呢])"  # a question (网上打折的是正品吗) is not a claim
+              r"|(?:这个价|这价格?|这个价格|这钱|这些钱|同样的钱|同样价格)(?:在)?(?:外面|别家|网上|超市|别处|其他地方|别的地方|隔壁|市场)"
+              r"(?:都|能|可以|够)+买(?:[两三四五2-5]|好几)"
+              r"|(?:茶叶店|茶店|茶庄|实体店|线下店|线下|网店|平台|网上|外卖|菜场)(?:里|上)?(?:才|只要|只|就|仅)(?:卖|要|售)?"
+              r"(?:\d{2,}|[一二三四五六七八九十几百]+)(?!罐|盒|件|个|单|年|天|人|份|次)",
+    # Gambling credit ("up/down points"), escorts and drug-sex slang, paid-task scams, invoices, ghost-writing and
+    # exam answers, personal data for sale.
+    "上下分": r"上分.{0,2}下分|下分.{0,2}上分|(?:上分|下分)(?:找我|私|加我|秒到|秒下|微信|qq)",
+    "色情暗语": r"找小姐(?!姐)|小姐(?:上门|服务|全套|包夜)|冰妹|来我(?:的)?(?:房间|被窝|床上)"
+              r"|(?:晚上|今晚|半夜)(?:来|去)(?:我|你)(?:的)?(?:房间|被窝|床上)"
+              r"|(?:主播|你|小姐姐)(?:下次|明天|能不能|可以|再)?穿(?:得)?(?:少|短|透|性感|暴露)(?:点|一点|些)"
+              r"|亲(?:一个|一下|个|我一下)(?:嘛|吧|呗)?(?:主播|美女|小姐姐)|(?:主播|美女|小姐姐)亲(?:一个|一下|个)(?:嘛|吧|呗)?$"
+              r"|(?:腰|腿|胸|屁股|身材|嘴).{0,6}(?:想|好想|让我)(?:抱|搂|亲|摸|舔|睡)|(?:想|好想)(?:抱|搂|亲|摸|睡)(?:你|主播)",
+    "兼职诈骗": r"(?:点赞|关注|评论|做任务|浏览|看视频|打字|手工|刷视频)(?:.{0,4})(?:赚钱|日结|挣钱|有钱拿|月入|日入|赚零花钱)",
+    "代写代考": r"代写(?:论文|作业|毕业|文章|报告|简历)|代做(?:作业|毕设|论文)|论文(?:代写|包过|降重)"
+              r"|(?:考试|四六级|考研|驾考|英语|期末)(?:.{0,4})答案(?:.{0,4})(?:提前|出售|有|私|包过)|答案提前"
+              r"|(?:各种|各类)(?:发票|票)(?:都能开|都有|都可以开)|(?:帮忙|帮你|可以|能)开(?:各种|各类)?(?:发票|票).{0,6}(?:各种|都有|都能|点数|找我|私|低价)",
+    "信息买卖": r"(?:出售|卖|买卖|收购|批量出)(?:.{0,4})(?:个人信息|公民信息|用户数据|客户数据|手机号码|号码资源|快递信息|开房记录|身份信息)",
+    # Insults in plain words: "are you sick", disgusting/shameless to the host's face, a crowd of insult nouns, curses on
+    # the host's family, "old undying", go get plastic surgery.
+    "辱骂": r"(?:你|主播|你们)(?:是不是|怕不是|真|就是|纯)?有(?:大)?病(?:吧|啊|呀|$)|有(?:大)?病吧你|脑子有病"
+            r"|(?:你|主播|你们)(?:真|好|太|真的|可真|也太)?(?:恶心|下贱|下作|无耻)(?:死了|透了)?(?:吧|啊|呀|了)?$"
+            r"|(?:恶心|下贱|无耻)(?:死了|透了)?(?:你|主播)了?$|(?:臭)?不要脸(?!盆)|要点脸|要不要脸"
+            r"|丑.{0,4}还(?:直播|出来|带货|好意思|露脸|开播)|(?:你|主播)(?:去|赶紧|快去|该|早点)整(?:个)?容"
+            r"|老不死|去你(?:大爷|奶奶|姥姥|妹)的?(?!家|那|茶|杯|也|都)"
+            r"|(?:一群|一帮|一堆|都是|全是|全都是)(?:大|死|臭|蠢)?(?:CROWD_NOUNS)(?![肉粮年毛头蹄皮仔崽宝屋窝场圈排骨蛋饲血油饼])",
+    # Waiting for the host after the stream, "I'll come find you", the host's family made to pay.
+    "堵人": r"等(?:你|主播)下播.{0,6}(?:楼下|门口|堵|找你|见)|(?:我在|就在)(?:你家|你们店|你们|你)(?:楼下|门口)"
+            r"|等着.{0,3}(?:去|来)?找你(?:算账|麻烦)?$|找你(?:算账|麻烦)|(?:全家|家人)(?:陪葬|偿命|遭殃)|给(?:你|你们)陪葬",
 }
 
 # Words an insult template may end in (after emoji are read: 🐶 → 狗): 你是X, 你个X, 长得像X, 像X一样.
@@ -398,6 +435,7 @@ NEUTRAL_NOUNS = frozenset({"乌龟", "猴子", "蛤蟆", "癞蛤蟆", "猩猩", 
                            "小丑", "笨蛋", "傻瓜", "憨憨"})
 # An insult noun told to go away: nouns of two characters or more, fond ones left out (小狗下播了 is no insult).
 PATTERNS["人身攻击"] = PATTERNS["人身攻击"].replace("INSULT_NOUNS", "|".join(sorted({n for n in INSULT_NOUNS if len(n) >= 2} - FOND_NOUNS, key=len, reverse=True)))
+PATTERNS["辱骂"] = PATTERNS["辱骂"].replace("CROWD_NOUNS", "|".join(sorted({n for n in INSULT_NOUNS if len(n) >= 2} - FOND_NOUNS - NEUTRAL_NOUNS, key=len, reverse=True)))
 PATTERNS["侮辱"] = (PATTERNS["侮辱"].replace("LONG_NOUNS", "|".join(sorted({n for n in INSULT_NOUNS if len(n) >= 2} - FOND_NOUNS, key=len, reverse=True)))
                   .replace("INSULT_NOUNS", "|".join(sorted(set(INSULT_NOUNS), key=len, reverse=True)))
                   .replace("INSULT_INITIALS", "|".join(INSULT_INITIALS)))
