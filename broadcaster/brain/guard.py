@@ -39,7 +39,10 @@ Since heldout10: promises are checked as frames, not only as listed phrases (FRA
 what it guarantees, 保证人人都有/包满意/管够; money back or nothing to pay on a condition, 不好喝不要钱/无效退款; something
 for nothing, 免费/白送/随便拿; buy-now assurances, 买了不亏/闭眼入; pay after trying in any verb, 先喝后付), each voiced
 only when the knowledge base states the same frame; absolute claims by metaphor and slang (ABSOLUTE_SLANG: 天花板, 顶流,
-吊打, 秒杀一切, 遥遥领先, 全网独一家, X之王) are withheld like 最/第一.
+吊打, 秒杀一切, 遥遥领先, 全网独一家, X之王) are withheld like 最/第一. A figure the KB states in the same unit in a
+clause about the same thing (a telling word pair in common: "到手价只要99元" ← "直播间到手价: 99元") is grounded by the
+whole KB, so a true figure is not withheld because retrieval ranked another passage; said of something else
+("运费99元") or recombined ("99元就能拿两罐") it still is.
 """
 
 from __future__ import annotations
@@ -322,6 +325,40 @@ def labelled_figures(texts: tuple[str, ...]) -> frozenset[tuple[float, str, str]
                      if f.label and f.unit)
 
 
+_CLAUSE_CUT = re.compile(r"[。！？!?；;\n，,、]+")
+# A number with its unit or classifier ("18个月", "两罐", "99元"): no context word of the figure it states.
+_UNIT_WORDS = "|".join(re.escape(u) for u, _, _ in sorted(_UNITS, key=lambda x: -len(x[0])))
+_FIGURE_SPAN = re.compile(rf"(?:\d+(?:\.\d+)?|[{_CN_NUM}点半]+)(?:多|余|来)?\s*(?:{_UNIT_WORDS})?")
+# Pairs that say nothing about what a figure is of.
+_FUNCTION_PAIRS = frozenset({"可以", "我们", "咱们", "就是", "这个", "这款", "一个", "只要", "就能", "大家", "现在", "今天", "的话",
+                             "直接", "还是", "也是", "都是", "左右", "大概", "以上", "以内", "之内", "建议"})
+
+
+def _cjk_bigrams(text: str) -> frozenset[str]:
+    """The telling pairs of CJK characters in text: numbers with their units left out (a classifier stays: 两罐装 →
+    罐装), function words too."""
+    run = _NOT_CJK.sub(" ", _FIGURE_SPAN.sub(" ", text))
+    return frozenset(w[i : i + 2] for w in run.split() for i in range(len(w) - 1)) - _FUNCTION_PAIRS
+
+
+@functools.lru_cache(maxsize=8)
+def stated_figures(texts: tuple[str, ...]) -> dict[tuple[float, str], list[frozenset[str]]]:
+    """(value, unit) of every figure the texts state with a unit → the telling word pairs of each clause stating it
+    (pairs most of the texts share, such as the product's name, tell nothing and are left out)."""
+    clauses = [(i, c) for i, t in enumerate(texts) for c in _CLAUSE_CUT.split(_numeric_text(t))]
+    df: dict[str, set[int]] = {}
+    for i, c in clauses:
+        for g in _cjk_bigrams(c):
+            df.setdefault(g, set()).add(i)
+    common = {g for g, docs in df.items() if len(docs) > max(2, len(texts) // 3)}
+    out: dict[tuple[float, str], list[frozenset[str]]] = {}
+    for _, c in clauses:
+        for f in figures(c):
+            if f.unit and f.unit != "ordinal":
+                out.setdefault((round(f.value, 4), f.unit), []).append(_cjk_bigrams(c) - common)
+    return out
+
+
 def figures(text: str) -> list[Figure]:
     """Every number stated in text, with its canonical unit and whether it needs grounding."""
     t = _IDIOMS.sub(lambda m: "〃" * len(m.group(0)), _numeric_text(text))
@@ -482,6 +519,7 @@ class GroundingGuard:
         # differently labelled figures still need the retrieved passages (a 3 from "续水3次" is no 仨罐).
         facts = tuple(facts)
         self._labelled = labelled_figures(facts) if facts else frozenset()
+        self._stated = stated_figures(facts) if facts else {}
         # Runs of the viewer's words that the passages and rules do not also contain: voiced back, they are an echo.
         q = dense(question)
         known = dense(self._joined)
@@ -505,8 +543,9 @@ class GroundingGuard:
         if not verdict.ok:
             return verdict
         if self.grounding:
-            for f in figures(sentence):
-                if f.significant and not self._grounded(f):
+            said = [(_cjk_bigrams(c), figures(c)) for c in _CLAUSE_CUT.split(_numeric_text(sentence))]
+            for grams, f in ((g, f) for g, fs in said for f in fs):
+                if f.significant and not self._grounded(f, grams):
                     unit = f" {f.unit}" if f.unit else ""
                     return GuardVerdict(False, f"ungrounded number {f.text.strip()}{unit} (not in passages/persona facts)")
         if self.promises:
@@ -576,10 +615,12 @@ class GroundingGuard:
                 return GuardVerdict(False, f"absolute claim {m.group(0)}")
         return GuardVerdict(True)
 
-    def _grounded(self, f: Figure) -> bool:
+    def _grounded(self, f: Figure, grams: frozenset[str] = frozenset()) -> bool:
         v = round(f.value, 4)
         if f.label and f.unit and (v, f.unit, f.label) in self._labelled:
             return True
+        if f.unit and any(grams & kb for kb in self._stated.get((v, f.unit), ())):
+            return True  # the KB states this value in this unit in a clause about the same thing ("到手价只要99元")
         if f.phrase and _is_cjk(f.phrase[-1]) and f.phrase in self._named:
             return True  # a count inside a name the knowledge base uses ("两罐装"), not a count of its own
         for value, unit in self.allowed:

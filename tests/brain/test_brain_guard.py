@@ -268,3 +268,12 @@ def test_a_power_of_ten_alone_is_a_figure_when_it_counts_something(text: str, va
 @pytest.mark.parametrize("sentence", ["颜色很百搭。", "万事如意。", "千里迢迢来的好茶。"])
 def test_a_power_of_ten_in_a_word_is_no_figure(sentence: str) -> None:
     assert figures(sentence) == [] and GroundingGuard(TEA, RULES).check(sentence).ok
+
+
+def test_a_kb_figure_said_about_the_same_thing_is_grounded_when_retrieval_missed_it() -> None:
+    kb = ["价格: 日常价: 128元, 直播间到手价: 99元, 两罐装: 188元。", "冲泡: 一次可以续水3次。保质期: 18个月，开封后两个月内喝完。"]
+    g = GroundingGuard(["产地: 浙江丽水。"], RULES, facts=kb)  # retrieval ranked another passage
+    assert g.check("直播间到手价只要99元。").ok and g.check("两罐装只要188元。").ok and g.check("可以续三次水。").ok
+    # the same value said of something else, or recombined, is not: the clause shares no telling word with the KB's
+    for sentence in ("运费99元。", "对，99元就能拿两罐。", "开封后18个月喝完。", "续水5次。"):
+        assert not g.check(sentence).ok, sentence
