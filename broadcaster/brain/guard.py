@@ -37,8 +37,11 @@ need the KB's own phrase.
 
 Since heldout10: promises are checked as frames, not only as listed phrases (FRAME_PROMISES: a guarantee word with
 what it guarantees, 保证人人都有/包满意/管够; money back or nothing to pay on a condition, 不好喝不要钱/无效退款; something
-for nothing, 免费/白送/随便拿; buy-now assurances, 买了不亏/闭眼入; pay after trying in any verb, 先喝后付), each voiced
-only when the knowledge base states the same frame; absolute claims by metaphor and slang (ABSOLUTE_SLANG: 天花板, 顶流,
+for nothing, 免费/白送/随便拿; buy-now assurances, 买了不亏/闭眼入/放心买; pay after trying in any verb, 先喝后付; a
+guarantee of anything, 保证是新茶, unless what is guaranteed is the KB's own words; universal testimonials, 买过的都回购;
+provenance said only in the KB's words, 明前/国宴/古树; body effects in any words, 提神/长高/睡得香; coupons, cash back,
+cost price; services for life or at the door; who pays postage, with the KB's restriction), each voiced only when the
+knowledge base states the same frame; absolute claims by metaphor and slang (ABSOLUTE_SLANG: 天花板, 顶流,
 吊打, 秒杀一切, 遥遥领先, 全网独一家, X之王) are withheld like 最/第一. A figure the KB states in the same unit in a
 clause about the same thing (a telling word pair in common: "到手价只要99元" ← "直播间到手价: 99元") is grounded by the
 whole KB, so a true figure is not withheld because retrieval ranked another passage; said of something else
@@ -122,7 +125,7 @@ _CURRENCY_BEFORE = re.compile(r"[¥$]\s*$|(?:售价|价格|原价|现价|到手�
 _ORDINAL_BEFORE = re.compile(r"(?:第|星期|周|礼拜|no\.?|型号|编号)\s*$")
 # Idioms made of numeral characters that state no figure ("千万不要错过", "十分好用").
 _IDIOMS = re.compile(
-    r"千万|万一|十分|一一|一些|一点|一定|一样|一直|一起|一下|一般|一切|一流|万分|百分百|十足|三三两两|一模一样|五花八门|"
+    r"千万|万一|十分(?!钟)|一一|一些|一点(?![零一二三四五六七八九\d]|钟)|一定|一样|一直|一起|一下|一般|一切|一流|万分|百分百|十足|三三两两|一模一样|五花八门|"
     r"七上八下|九九|统一|唯一|万能|一芽一叶|一次性|一口气|一会|一边|一旦|一向|一共|一律|一款|一份心|第一时间"
 )
 
@@ -162,6 +165,7 @@ ABSOLUTE_SLANG: tuple[str, ...] = (
     r"(?:行业|业界|业内)(?:标杆|龙头|老大)", r"top\s*级", r"天选", r"绝绝子",
     r"(?:人气|断货|带货|销量|性价比|颜值|口碑|爆款)王", r"(?:行业|业内|国内|全国|全球|国际|世界)领先", r"(?:全球|全国|国内|全网)首(?:发|创|家|款)",
     r"史无前例", r"前所未有", r"空前绝后", r"无可匹敌", r"独占鳌头", r"零差评", r"至尊", r"顶配", r"一绝", r"绝无二家",
+    r"神仙(?:茶|级|口感|品质|味道|好茶|好物)", r"宝藏(?:级|之作)",
 )
 _ABSOLUTE = re.compile("|".join(f"(?:{p})" for p in (*ABSOLUTE_CLAIMS, *ABSOLUTE_SLANG)), re.IGNORECASE)
 
@@ -179,13 +183,27 @@ FRAME_PROMISES: tuple[tuple[str, str], ...] = (
                   r"|[\u4e00-\u9fff]{1,3}不(?:要|收)(?:钱|费)|分文不取|倒贴"),
     ("免费", r"免费(?!送|赠)|白送|白给|白拿|随便(?:喝|拿|吃|用|送|领|拿走|挑|试)|零元购|0元(?:购|拿|领)"),
     ("买了不亏", r"买(?:了|到)?(?:就|都|绝对|肯定|保证)?(?:不|没)(?:亏|吃亏|后悔)|不买(?:就|才|会)?(?:亏|后悔|吃亏)|"
-               r"闭(?:着)?眼(?:睛)?(?:入|买|冲|拍)|无脑(?:入|买|冲)|稳赚|包赚|血赚|赚翻"),
+               r"闭(?:着)?眼(?:睛)?(?:入|买|冲|拍)|无脑(?:入|买|冲)|稳赚|包赚|血赚|赚翻|(?:买|拍|抢)到就是赚到|"
+               r"错过.{0,4}(?:拍大腿|后悔|可惜|遗憾)|放心(?:买|拍|入|下单|冲|囤)"),
+    # a guarantee of anything (保证是今年的新茶, 包你喝了还想喝): the KB must state the guarantee, or what is guaranteed
+    # in its own words ("保证全国包邮" ← "全国包邮", see _promise_grounded)
+    ("担保", r"(?:保证|担保|承诺|包你|包您|包大家)(?:是|能|会|都|让|给|你|您|大家)*[\u4e00-\u9fff]{2,}"),
+    # everyone says so, nobody complains, every buyer came back: a universal testimonial
+    ("人人好评", r"(?:人人|个个|所有人|每个人|谁都|大家都|全都|(?:喝|买|用|吃|试)过的(?:人|朋友|都)?)(?:都)?"
+               r"(?:说|夸|觉得|回购|喜欢|好评|满意|推荐)|没有(?:人|一个人|谁)(?:说|不|嫌|给差评)|零差评|全是好评|好评如潮"),
+    # where and how it was grown or made, said only in the KB's words (明前头采, 国宴用茶, 古树, 零农药残留)
+    ("品质来历", r"明前|雨前|头采|头茬|国宴|贡茶|贡品|正宗|纯正|原生态|古树|老树|核心产区|零农药|无污染|非转基因|纯手工|手工(?:炒|制|采)|"
+               r"野生|特级原料|原叶|原浆|进口(?:原料)?|大牌|名牌|代工|同厂|同源"),
+    # a health or body effect in any words (提神醒脑, 长高, 睡得香, 皮肤变好): a food's answer may claim none the KB lacks
+    ("功效", r"提神|醒脑|长高|长个|增高|助消化|消食|去火|降火|清热|解毒|润肺|止咳|明目|抗氧化|抗衰老|延缓衰老|祛湿|补(?:钙|铁|血|气|肾)|"
+            r"壮阳|缓解|调理|改善(?!包装)|预防|睡得(?:香|好|着|踏实)|皮肤(?:变)?(?:好|白|嫩|亮|细)|变(?:白|瘦|年轻)|年轻十岁|通便|利尿"),
+    ("买赠", r"(?:拍|下单|订|入|来)[^，。！？]{0,4}(?:再|就|还|多|另)送|买[一二两三四五六七八九十\d]+[罐盒件只瓶袋包套份个]?(?:再|就|还|另)送"),
     ("付款方式", r"先(?:用|喝|吃|尝|试|穿|体验|收货|验货|拿货)(?:了)?(?:再|后)(?:付|买|给钱|结)"),
     # a service for life or at the door, and money off by any name (coupons, red packets, cash back, "cost price")
     ("终身服务", r"(?:终身|永久|一辈子|无限期|永远)(?:免费)?(?:保修|质保|包换|换新|维修|退换|售后|有效|包退|保障|免费)"),
     ("上门服务", r"上门(?:维修|安装|取件|取货|服务|退换|回收)|免费(?:维修|安装|换新|上门|寄回|退换)|包安装"),
     ("优惠券", r"优惠券|领券|券后|红包|满减|满[\d一二两三四五六七八九十百千]+减|立减|折上折|返现|返利|积分(?:抵|兑)|抵扣|补贴|津贴|"
-             r"(?:内部|员工|成本|出厂|批发|跳楼|骨折|白菜|亏本|福利)价|亏本|贴钱"),
+             r"(?:内部|员工|成本|出厂|批发|跳楼|骨折|白菜|亏本|福利)价|亏本|贴钱|(?:不|没)(?:赚|挣)钱|零利润|赔钱卖|亏钱"),
     # who pays postage, said of a return or in general ("运费我们出"): the KB's statement, with its restriction (质量问题)
     ("运费承担", RETURN_POSTAGE := r"(?:我们|商家|店铺|卖家|店家|咱们|这边)(?:来)?(?:承担|出|包|报销)(?:来回|往返|退货|退回|寄回)?(?:的)?(?:运费|邮费)|"
                r"(?:来回|往返|退货|退回|寄回)?(?:的)?(?:运费|邮费)(?:都|也|全)?(?:由|是)?(?:我们|商家|店铺|卖家|店家|咱们|这边)(?:来)?(?:出|承担|包|报销)"),
@@ -198,9 +216,14 @@ FRAME_EVIDENCE: dict[str, tuple[tuple[str, str], ...]] = {
     "免费": ((r"运费|邮费|快递费|寄费|包邮", r"包邮|免运费|免邮|运费由.{0,6}承担"),
              (r"送|赠|茶匙|赠品|礼", r"赠送|附赠|免费送|赠品|加送|送")),
 }
+_EXACT_FRAMES = frozenset({"品质来历"})  # each phrase the sentence says must be the KB's own
+_GUARANTEE_WORD = re.compile(r"^(?:保证|担保|承诺|包你|包您|包大家)(?:是|能|会|都|让|给|你|您|大家)*")
 _FRAME_EVIDENCE = {label: [(re.compile(a), re.compile(b)) for a, b in pairs] for label, pairs in FRAME_EVIDENCE.items()}
 _RETURN = re.compile(RETURN_WORDS)
-_CONDITIONS = [(label, re.compile(rx)) for label, rx in RETURN_CONDITIONS]
+# Use said by finishing or just having drunk it ("喝完了也能退") is the 使用 condition too.
+_MORE_CONDITIONS = {"使用": r"喝完|用完|吃完|喝掉|用掉|喝了一半|用了一段|穿了"}
+_CONDITIONS = [(label, re.compile(rx + ("|" + _MORE_CONDITIONS[label] if label in _MORE_CONDITIONS else "")))
+               for label, rx in RETURN_CONDITIONS]
 _RESTRICTIONS = re.compile(RETURN_RESTRICTIONS)
 _NEGATION = re.compile(r"(?:未|不|没|没有|无需|不用|别|勿|不能|不可|不支持)$")
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]+")
@@ -631,6 +654,13 @@ class GroundingGuard:
         return False
 
     def _promise_grounded(self, label: str, rx: re.Pattern[str], sentence: str) -> bool:
+        if label == "担保":
+            # what is guaranteed, said in the KB's own words ("保证全国包邮" ← "全国包邮"), is the KB's statement
+            m = rx.search(sentence)
+            said = _GUARANTEE_WORD.sub("", m.group(0)) if m is not None else ""
+            return len(said) >= 2 and dense(said)[:6] in dense(self._named)
+        if label in _EXACT_FRAMES:
+            return all(m.group(0) in self._named for m in rx.finditer(sentence))
         if not rx.search(self._named):
             # a frame the KB states in its own words (运费不收钱 ← 包邮), judged by what the sentence is about
             return any(about.search(sentence) and kb.search(self._named) for about, kb in _FRAME_EVIDENCE.get(label, ()))

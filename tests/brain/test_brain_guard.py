@@ -277,3 +277,23 @@ def test_a_kb_figure_said_about_the_same_thing_is_grounded_when_retrieval_missed
     # the same value said of something else, or recombined, is not: the clause shares no telling word with the KB's
     for sentence in ("运费99元。", "对，99元就能拿两罐。", "开封后18个月喝完。", "续水5次。"):
         assert not g.check(sentence).ok, sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why"),
+    [("保证是今年的新茶。", "担保"), ("包你喝了还想喝。", "担保"), ("买过的都回购了。", "人人好评"), ("没有人说不好喝。", "人人好评"),
+     ("这是明前头采。", "品质来历"), ("国宴用茶。", "品质来历"), ("零农药残留。", "品质来历"), ("喝了睡得香。", "功效"),
+     ("能提神醒脑一整天。", "功效"), ("小孩喝了长高。", "功效"), ("拍两罐再送一罐。", "买赠"), ("买到就是赚到。", "买了不亏"),
+     ("品质好，放心买。", "买了不亏"), ("老板说今天不赚钱。", "优惠券"), ("喝完了也能退。", "使用"), ("泡十分钟更香。", "十 分钟"),
+     ("喝过的都说是神仙茶。", "absolute claim")],
+)
+def test_guarantees_testimonials_provenance_and_effects_in_any_words_are_withheld(sentence: str, why: str) -> None:
+    v = GroundingGuard(TEA + RETURNS, RULES, facts=TEA + RETURNS).check(sentence)
+    assert not v.ok and why in v.reason, (sentence, v)
+
+
+@pytest.mark.parametrize("sentence", ["保证全国包邮。", "我们承诺全国包邮。", "这个肯定要密封保存。", "十分好喝。", "有一点苦。",
+                                      "回购的老客很多。", "放心，未拆封支持七天无理由退换。", "每罐附赠一个竹制茶匙。"])
+def test_what_the_kb_says_stays_voiced_with_a_guarantee_word_or_emphasis(sentence: str) -> None:
+    kb = [*TEA, *RETURNS, "密封避光保存。", "回购的老客很多。"]
+    assert GroundingGuard(kb, RULES, facts=kb).check(sentence).ok, GroundingGuard(kb, RULES, facts=kb).check(sentence)
