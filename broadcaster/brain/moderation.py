@@ -107,7 +107,7 @@ _ADDRESS_SLOT = re.compile(r"(?:^|[^\u4e00-\u9fff])(?:(?:你|主播|你们|这�
                            r"|^([\u4e00-\u9fff]{2,3})(?=[\s，,。!！~])")
 # An insult noun said on its own as a clause: the whole comment, or a clause closing it ("坐等倒闭，诈骗犯", "黑心商家",
 # "骗子公司，别买"). Matched as written only (a two-character comment that merely sounds like an insult is speech).
-_NOUN_CLAUSE = re.compile(r"(?:^|[\s，,。!！?？~])([\u4e00-\u9fff]{2,5})(?:[吧啊呀哦]?(?:[\s，,。!！?？~]|$))")
+_NOUN_CLAUSE = re.compile(r"(?:^|[\s，,。!！?？~吧啊呀])([\u4e00-\u9fff]{2,5})(?:[吧啊呀哦]?(?:[\s，,。!！?？~]|$))")
 # Contact rules, over contact views of a text (see _contact_views): digits, ids and app names as read.
 _APP = (r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun|纸飞机|飞机号|tg|telegram|"
         r"whatsapp|抖音号|快手号|dy号|小红书号|微博号|绿色(?:聊天)?(?:软件|app)|绿软|聊天软件|飞书|钉钉|陌陌)")
@@ -160,6 +160,10 @@ _HANDLE = re.compile(rf"{_PLATFORM}(?:号|上|里|app)?(?:搜索?|关注|加|找
 _TRADE_CUE = re.compile(r"批发|货源|合作|加盟|供货|代发|拿货|出厂|厂价|代理|一手|渠道|低价|进货|内部价|底价|拿样|私聊|私我|私信|关注我|同名|搜我|发你|找我|"
                         # what a searched shop or account promises (after heldout10)
                         r"福利|攻略都|有礼|优惠|样品|领|便宜|同款|有惊喜|都在|全在|的店|小店|茶仓|茶庄|工作室|秒杀|链接|直播|主页|天天|每天")
+# A CJK handle that names a person or a shop (茶叶阿强, 茶山小王, 老茶客阿福, 云雾茶舍): an account, not a topic.
+_PERSON_HANDLE = re.compile(r"阿[\u4e00-\u9fff]|[\u4e00-\u9fff](?:哥|姐|叔|妹|嫂|仔)$|小[王李张刘陈杨黄赵周吴]|老[王李张刘陈杨黄赵周吴]"
+                            r"|同学|老师|茶舍|茶馆|茶铺|茶行|官方|旗舰")
+_TOPIC = re.compile(r"测评|评价|评测|教程|攻略|视频|怎么|推荐|好不好|真假|是不是")
 # An id given as a CJK name after "id" (绿色软件上找我 ID 茶农阿强), with a contact verb anywhere.
 _CJK_ID = re.compile(r"(?<![a-z])id:?[\u4e00-\u9fff]{2,8}")
 # A number of five digits or more (any script, after the numeral view) that is no date, price, order or tracking
@@ -204,6 +208,10 @@ def _handle(view: str) -> str:
         if m.group(1) and not _nickname_pair(m.group(0)[:2]):
             continue  # 多多上搜…, 看看搜…: an everyday doubled word, not an app
         if m.group("latin") or _TRADE_CUE.search(view):
+            return m.group(0)
+        # A person's or shop's name with nothing else to sell is an account, unless a review is what is looked up
+        # (抖音搜老王茶叶测评).
+        if _PERSON_HANDLE.search(m.group("cjk")) and not _TOPIC.search(m.group("cjk")):
             return m.group(0)
     return ""
 
