@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from broadcaster.brain.guard import GroundingGuard, figures
+
+DEMO_KB = Path(__file__).resolve().parents[2] / "configs" / "demo" / "kb"
+TEA_KB = Path(__file__).resolve().parent / "redteam" / "kb"
 
 PASSAGES = ["暖暖保温杯日常价199元，直播间到手价169元，两只装318元。", "热水保温12小时，冷饮保冷24小时。容量500毫升。"]
 RULES = ["你是小安，一位热情的主播，正在直播间回答观众的问题。", "只根据下面的资料和人设事实回答；资料里没有的价格、数字一律不要说。"]
@@ -297,3 +302,30 @@ def test_guarantees_testimonials_provenance_and_effects_in_any_words_are_withhel
 def test_what_the_kb_says_stays_voiced_with_a_guarantee_word_or_emphasis(sentence: str) -> None:
     kb = [*TEA, *RETURNS, "密封避光保存。", "回购的老客很多。"]
     assert GroundingGuard(kb, RULES, facts=kb).check(sentence).ok, GroundingGuard(kb, RULES, facts=kb).check(sentence)
+
+
+# A third room's knowledge base (a power bank) that makes many promises itself: what it says is voiced.
+POWER_BANK = ["迷你充电宝日常价129元，直播间到手价99元，买二送一。", "支持30天价保，降价退差价。", "终身保修，坏了免费换新。",
+              "顺丰包邮，今天下单明天就到。", "正品保证，假一赔十。", "不满意全额退款，运费我们出。", "支持先用后付。",
+              "关注主播领10元优惠券。", "人手一个，保证人人都有。"]
+
+
+def test_every_sentence_of_a_kb_said_as_it_is_passes() -> None:
+    from broadcaster.brain.kb import load_corpus
+    from broadcaster.brain.sentences import split_sentences
+
+    rooms = [[p.text for p in load_corpus(root).passages] for root in (DEMO_KB, TEA_KB)] + [POWER_BANK]
+    for kb in rooms:
+        g = GroundingGuard(kb, RULES, facts=kb)
+        for text in kb:
+            for line in text.splitlines():
+                for s in split_sentences(line):
+                    v = g.check(s)
+                    assert v.ok or "absolute claim" in v.reason, (s, v)
+
+
+@pytest.mark.parametrize("sentence", ["买二送一。", "三十天价保，降价了退差价。", "坏了免费换新，终身保修。", "顺丰包邮。", "假一赔十。",
+                                      "不满意全额退款。", "可以先用后付。", "领10元优惠券。", "保证人人都有。", "运费我们出。"])
+def test_the_kbs_own_promises_in_other_words_are_voiced(sentence: str) -> None:
+    g = GroundingGuard(POWER_BANK, RULES, facts=POWER_BANK)
+    assert g.check(sentence).ok, g.check(sentence)
