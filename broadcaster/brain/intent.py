@@ -9,14 +9,16 @@ compared edit-tolerantly, so a typo ("保质其多久") still finds its entry.
 Since heldout10: a slot asked in unusual words maps to it (一泡能续几回, 放几克 → howto; 两罐一起拍多少 → price; a carrier
 named → shipping); a closing 不/没 is a question particle, not a topic (要运费不); a quantity question's unit
 (asked_units: 几克 → 克, 几回 → a count of brews) picks, of the entries and sentences that answer the slot, the one
-stating a figure in that unit; and is_question tells a question by its form, however short, from a remark.
+stating a figure in that unit; and is_question tells a question by its form, however short, from a remark. Slots of
+other kinds of products (size, care, wear, list price, a material named) and, for retrieval, only the slot words the
+passages use.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -53,7 +55,18 @@ SLOTS: dict[str, tuple[str, str]] = {
     "storage": (r"怎么保存|怎么存|储存|存放(?!多)|^保存$|保存(?:方法|方式|条件|环境)|冷藏|冰箱|受潮|保存方法|怎么放|放哪|放在哪|怎么收藏|防潮", r"密封|冷藏|储存|存放|避光"),
     "origin": (r"产地|哪里产|哪产|哪里的|哪儿的|产自|哪里生产|哪个地方|哪的|原产|出自|哪里出|哪里种|哪种的|哪个省|哪座山", r"产"),
     "weight": (r"多重|重多少|有多重|几克|多少克|重量|净含量|净重|毛重|克重|多少斤|几斤|分量|多少量|多少g|几g|几两", r"克|斤|重|净含量"),
-    "capacity": (r"容量|多大|能装多少|多少毫升|装多少", r"毫升|容量|升"),
+    "capacity": (r"容量|(?<!穿)多大(?!码)|能装多少|多少毫升|装多少", r"毫升|容量|升"),
+    # which price: the list price is not the live-room price (原价多少 → 日常价128元)
+    "list_price": (r"原价|日常价|平时(?:卖)?(?:多少|什么价|啥价)|平常(?:卖)?多少|吊牌价|专柜价|市场价|划线价|官方价|正价",
+                   r"日常价|原价|吊牌价|专柜价|市场价|划线价|官方价|正价|平时"),
+    # clothes and shoes: which size for which body (一米七五穿什么码, 130斤穿多大)
+    "size": (r"尺码|码数|几个码|什么码|多大码|几码|大码|小码|穿多大|穿什么|偏大|偏小|合身|身高|体重|尺寸|"
+             r"[一二两三四五六七八九十百\d]+斤(?:的)?(?:能)?穿|一米[五六七八九][一二三四五六七八九]?|1[4-9]\d\s*(?:cm|厘米)?(?:的)?(?:能)?穿",
+             r"码|尺码|身高|尺寸|\b(?:[SMLsml]|[Xx]+[Ll])\b"),
+    # washing and care (怎么洗, 能机洗吗, 多少度洗), and what washing does to it (会缩水吗, 掉色吗): two questions
+    "care": (r"怎么洗|洗涤|清洗|机洗|手洗|水洗|干洗|怎么清洁|能洗|洗碗机|保养|晾晒|熨烫|洗(?:吗|不|呢)?$",
+             r"洗|晾|清洁|保养|熨"),
+    "wear": (r"缩水|缩不缩|掉色|褪色|掉不掉色|起球|变形|掉毛|起皱", r"缩水|掉色|褪色|起球|变形|掉毛|起皱|预缩"),
     # a colour named in the question (有粉色吗, 黑的有没有) asks which colours there are
     "color": (r"颜色|什么色|几种色|几个色|[红橙黄绿青蓝紫粉黑白灰棕金银米咖]色|[红黄绿蓝紫粉黑白灰]的(?:有|还有)|配色", r"色|[红黄绿蓝紫粉黑白灰]"),
     "invoice": (r"发票|开票|专票|普票|报销", r"发票"),
@@ -61,7 +74,10 @@ SLOTS: dict[str, tuple[str, str]] = {
     "warranty": (r"保修|质保|坏了(?!吗)|维修|保固", r"保修|质保"),
     "keep_warm": (r"保温|保冷|保(?:几|多少|多久|多长)|(?:热|冰|凉)(?:的|水)?能(?:放|保持|维持)", r"保温|保冷|小时"),
     "grade": (r"等级|什么级|几级|品级|档次|级别", r"级"),
-    "material": (r"材质|什么材料|什么做的|材料|什么钢|包装|什么装的|罐装|袋装|盒装|用料", r"材质|材料|钢|铁|铝|玻璃|陶瓷|塑料|硅胶|竹|木|纸|[罐袋盒瓶]装|包装"),
+    # what it is made of, a material named (是纯棉的吗, 是不是不锈钢的), how thick
+    "material": (r"材质|什么材料|什么做的|材料|什么钢|包装|什么装的|罐装|袋装|盒装|用料|面料|布料|料子|什么料|"
+                 r"是[\u4e00-\u9fff]{0,3}(?:棉|麻|丝|毛|绒|涤纶|钢|铁|铝|玻璃|陶瓷|塑料|皮|木|竹)的|厚不厚|薄不薄|透不透|厚度|多厚|厚吗|薄吗|透吗",
+                 r"材质|材料|钢|铁|铝|玻璃|陶瓷|塑料|硅胶|竹|木|纸|[罐袋盒瓶]装|包装|棉|麻|丝|毛|绒|涤纶|面料|克重|厚|薄"),
 }
 _SLOT_Q = {s: re.compile(q) for s, (q, _) in SLOTS.items()}
 _SLOT_EVIDENCE = {s: re.compile(e) for s, (_, e) in SLOTS.items()}
@@ -85,8 +101,8 @@ _QUESTION_WORDS = re.compile(
 SLOT_TERMS: dict[str, str] = {
     "price": "价格 价 元", "postage": "包邮 运费", "shipping": "发货 快递", "returns": "退换货 退货", "howto": "冲泡 水温 用法",
     "shelf_life": "保质期", "storage": "储存 密封 存放", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
-    "color": "颜色", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级",
-    "material": "材质 材料 包装",
+    "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级",
+    "material": "材质 材料 包装 面料",  # only the words the KB uses are added (see KnowledgeBase.retrieve_sync)
 }
 # How close two question keys must be for an edit-tolerant match when neither has a slot.
 KEY_SIMILARITY = 0.75
@@ -105,9 +121,11 @@ def topic(text: str) -> str:
     return _QUESTION_WORDS.sub("", question_key(text))
 
 
-def retrieval_query(question: str) -> str:
-    """The question with its slots' words added (what to search the passages for)."""
-    extra = " ".join(SLOT_TERMS[s] for s in sorted(slots(question)) if s in SLOT_TERMS)
+def retrieval_query(question: str, known: Callable[[str], bool] | None = None) -> str:
+    """The question with its slots' words added (what to search the passages for); with `known`, only the words the
+    passages use (a word they never use would only lower every passage's match)."""
+    words = [w for s in sorted(slots(question)) if s in SLOT_TERMS for w in SLOT_TERMS[s].split()]
+    extra = " ".join(w for w in dict.fromkeys(words) if known is None or known(w))
     return f"{question} {extra}" if extra else question
 
 

@@ -221,6 +221,8 @@ def load_corpus(root: Path, chunk_chars: int = 300) -> Corpus:
             if isinstance(data, dict):
                 title = str(data.get("name", data.get("title", path.stem)))
                 for key, value in data.items():
+                    if key in ("name", "title") and isinstance(value, str):
+                        continue  # the sheet's title, carried by every chunk; "name：…" is nothing to say
                     lines = _flatten(value, str(key))
                     for chunk in _chunk_paragraphs(lines, chunk_chars):
                         chunks.append((title, chunk))
@@ -280,6 +282,10 @@ class BM25Index:
 
     def __len__(self) -> int:
         return len(self.passages)
+
+    def knows(self, word: str) -> bool:
+        """Whether a passage uses the word (as jieba cuts it)."""
+        return any(t in self._idf for t in self.tokenizer(word) if not t.startswith(CHAR_MARK))
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
         terms = list(dict.fromkeys(self.tokenizer(query)))
@@ -445,21 +451,37 @@ class KnowledgeBase:
         wanted = slots(question)
         if not wanted:
             return hits, relevant
-        answering = [h for h in relevant if any(evidence(s, h.passage.text) for s in wanted)]
-        if not answering:
-            more = self.search_sync(retrieval_query(question), k)
-            answering = [h for h in more if h.match >= min_match and any(evidence(s, h.passage.text) for s in wanted)]
+        answering = [h for h in relevant if any(evidence(s, body(h.passage)) for s in wanted)]
+        if all(_other_question(h.passage, wanted) for h in answering):  # none, or only FAQ entries asking another slot
+            more = self.search_sync(retrieval_query(question, self.bm25.knows), k)
+            ids = {h.passage.id for h in answering}
+            answering = [h for h in more if h.match >= min_match and h.passage.id not in ids
+                         and any(evidence(s, body(h.passage)) for s in wanted)] + answering
             ids = {h.passage.id for h in answering}
             hits = answering + [h for h in hits if h.passage.id not in ids]
         units = asked_units(question)
-        if units:  # a quantity question: the passages stating a figure in the unit asked first ("续几回" → "续水3次")
-            answering.sort(key=lambda h: not states_unit(units, h.passage.text))
+        # An FAQ entry asking another slot ("会缩水吗" for "怎么洗") answers last; a quantity question's passages stating a
+        # figure in the unit asked come first ("续几回" → "续水3次").
+        answering.sort(key=lambda h: (_other_question(h.passage, wanted), bool(units) and not states_unit(units, body(h.passage))))
         ids = {h.passage.id for h in answering}
         return hits, answering + [h for h in relevant if h.passage.id not in ids]
 
     async def retrieve(self, question: str, min_match: float, k: int | None = None) -> tuple[list[Hit], list[Hit]]:
         await self.maybe_rebuild()
         return await asyncio.to_thread(self.retrieve_sync, question, min_match, k)
+
+
+def body(p: Passage) -> str:
+    """A passage without the title line every chunk of its file carries (a product's name says nothing of a slot)."""
+    return p.text.split("\n", 1)[1] if p.title and p.text.startswith(p.title + "\n") else p.text
+
+
+def _other_question(p: Passage, wanted: set[str]) -> bool:
+    """An FAQ passage whose question asks slots, none of them wanted."""
+    if not p.text.startswith("问：") or "\n答：" not in p.text:
+        return False
+    asked = slots(p.text[2:].split("\n答：", 1)[0])
+    return bool(asked) and not asked & wanted
 
 
 def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
@@ -469,8 +491,7 @@ def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
     text = hit.passage.text
     if "\n答：" in text:  # an FAQ passage: the answer is the whole point
         return text.split("\n答：", 1)[1].strip()
-    body = text.split("\n", 1)[1] if hit.passage.title and text.startswith(hit.passage.title + "\n") else text
-    sentences = [s for line in body.splitlines() for s in split_sentences(line, max_chars=80)]
+    sentences = [s for line in body(hit.passage).splitlines() for s in split_sentences(line, max_chars=80)]
     if not sentences:
         return ""
     q = set(tokenize(query))
@@ -496,14 +517,19 @@ def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
 
 
 def kb_answer(question: str, faq: FaqMatch | None, relevant: Sequence[Hit]) -> tuple[str, str]:
-    """(answer, passage id) without a model: the FAQ entry meant, else the best relevant passage's sentences; a
-    quantity question the FAQ entry answers in no figure of the unit asked ("几天能到" → "48小时内发货") takes the
-    passage sentence that does ("一般两到四天送达") when there is one. ("", "") when the KB has no answer."""
-    units = asked_units(question)
-    if faq is not None and (not units or not relevant or states_unit(units, faq.answer)):
+    """(answer, passage id) without a model: the FAQ entry meant, else the best relevant passage's sentences. An FAQ
+    entry that does not say what every slot of the question asks ("原价多少" → an entry without the list price,
+    "换货运费谁出" → one without the postage) or not in the unit asked ("几天能到" → "48小时内发货") gives way to the
+    passage sentences that do ("一般两到四天送达"), when there are. ("", "") when the KB has no answer."""
+    units, wanted = asked_units(question), slots(question)
+
+    def answers(text: str) -> bool:  # says what every slot asks, in the unit asked
+        return all(evidence(s, text) for s in wanted) and (not units or states_unit(units, text))
+
+    if faq is not None and (not relevant or answers(faq.answer)):
         return faq.answer, faq.passage_id
     if relevant:
         text = extract_answer(question, relevant[0])
-        if faq is None or states_unit(units, text):
+        if faq is None or answers(text):
             return text, relevant[0].passage.id
     return (faq.answer, faq.passage_id) if faq is not None else ("", "")

@@ -172,3 +172,26 @@ def test_a_question_by_its_form_however_short() -> None:
         assert is_question(q), q
     for q in ("主播好美", "这茶不错", "谢谢主播", "已拍两罐", "666"):
         assert not is_question(q), q
+
+
+def _tshirt_kb(root: Path) -> Path:
+    """A third room's KB, of another kind of product (clothes: sizes, fabric, washing)."""
+    root.mkdir()
+    (root / "product.yaml").write_text(
+        "name: 纯棉短袖T恤\n价格:\n  日常价: 89元\n  直播间到手价: 59元\n  三件装: 159元\n面料: 100%新疆长绒棉，克重220克\n"
+        "尺码: S、M、L、XL、XXL\n尺码建议: 身高160-170选M，170-180选L，180以上选XL\n颜色: [白色, 黑色, 雾霾蓝, 燕麦色]\n"
+        "洗涤: 建议30度以下冷水手洗，不可漂白，反面晾晒\n发货: 付款后48小时内发货，默认韵达快递\n", encoding="utf-8")
+    (root / "faq.yaml").write_text("- q: [多少钱, 怎么卖]\n  a: 直播间到手价59元一件，三件装159元。\n"
+                                   "- q: [会缩水吗]\n  a: 面料经过预缩处理，按洗涤建议洗基本不缩水。\n", encoding="utf-8")
+    (root / "policy.md").write_text("# 售后\n七天无理由退换，吊牌未拆即可。尺码不合适可以免费换一次，运费我们承担。\n", encoding="utf-8")
+    return root
+
+
+def test_another_kind_of_product_is_answered_by_slot(tmp_path: Path) -> None:
+    root = _tshirt_kb(tmp_path / "kb")
+    for q, want in [("原价多少", "89元"), ("三件一起拍多少", "159元"), ("是纯棉的吗", "长绒棉"), ("一米七五穿什么码", "L"),
+                    ("有白色吗", "白色"), ("怎么洗", "冷水手洗"), ("能机洗吗", "手洗"), ("洗了缩水不", "预缩"),
+                    ("换货运费谁出", "运费"), ("克重多少", "220克"), ("发什么快递", "韵达")]:
+        assert want in _answer(root, q), (q, _answer(root, q))
+    # the sheet's name is every chunk's title, never an answer of its own ("name：纯棉短袖T恤")
+    assert not any(p.text.endswith("name：纯棉短袖T恤") for p in load_corpus(root).passages)
