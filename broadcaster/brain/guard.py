@@ -168,6 +168,19 @@ ABSOLUTE_SLANG: tuple[str, ...] = (
     r"神仙(?:茶|级|口感|品质|味道|好茶|好物)", r"宝藏(?:级|之作)",
 )
 _ABSOLUTE = re.compile("|".join(f"(?:{p})" for p in (*ABSOLUTE_CLAIMS, *ABSOLUTE_SLANG)), re.IGNORECASE)
+# "100%" before what a thing is made of states its composition, not a superlative (100%新疆长绒棉, 百分百纯棉, 100%桑蚕丝).
+_COMPOSITION = re.compile(r"\s*(?:纯|新疆|长绒|精梳|澳洲|进口|天然|桑)*(?:棉|麻|羊毛|羊绒|蚕丝|真丝|丝|聚酯|涤纶|锦纶|氨纶|粘纤|莫代尔|"
+                          r"全麦|生牛乳|牛乳|果汁|原浆|可可|黑麦|荞麦|含量|纯度)")
+
+
+def absolute_claim(sentence: str) -> str:
+    """The first absolute claim in a sentence, a composition ("100%纯棉") excused ('' if none)."""
+    n = normalize(sentence)
+    for m in _ABSOLUTE.finditer(n):
+        if m.group(0) in ("100%", "百分百", "百分之百") and _COMPOSITION.match(n, m.end()):
+            continue
+        return m.group(0)
+    return ""
 
 # Promise frames (after heldout10): a promise is a frame, not a listed phrase. A guarantee word with what it guarantees
 # (保证人人都有, 包满意, 管够), money back or nothing to pay on a condition (不好喝不要钱, 无效退款, 不满意全退, 运费不收钱),
@@ -633,9 +646,9 @@ class GroundingGuard:
     def check_claims(self, sentence: str) -> GuardVerdict:
         """Absolute claims only (applies to every answer source, the KB and the cache included)."""
         if self.absolute_claims:
-            m = _ABSOLUTE.search(normalize(sentence))
-            if m is not None:
-                return GuardVerdict(False, f"absolute claim {m.group(0)}")
+            claim = absolute_claim(sentence)
+            if claim:
+                return GuardVerdict(False, f"absolute claim {claim}")
         return GuardVerdict(True)
 
     def _grounded(self, f: Figure, grams: frozenset[str] = frozenset()) -> bool:
@@ -688,9 +701,3 @@ class GroundingGuard:
                     if shared >= 6 and shared / len(grams) >= 0.45:
                         return rule[:40]
         return ""
-
-
-def absolute_claim(sentence: str) -> str:
-    """The absolute claim in a sentence ('' if none)."""
-    m = _ABSOLUTE.search(normalize(sentence))
-    return m.group(0) if m else ""

@@ -329,3 +329,10 @@ def test_every_sentence_of_a_kb_said_as_it_is_passes() -> None:
 def test_the_kbs_own_promises_in_other_words_are_voiced(sentence: str) -> None:
     g = GroundingGuard(POWER_BANK, RULES, facts=POWER_BANK)
     assert g.check(sentence).ok, g.check(sentence)
+
+
+def test_a_composition_in_percent_is_no_absolute_claim() -> None:
+    from broadcaster.brain.guard import absolute_claim
+
+    assert absolute_claim("面料：100%新疆长绒棉。") == "" and absolute_claim("这是100%桑蚕丝。") == "" and absolute_claim("百分百纯棉。") == ""
+    assert absolute_claim("好评率100%。") == "100%" and absolute_claim("100%有效。") == "100%"
