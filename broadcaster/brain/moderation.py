@@ -107,7 +107,8 @@ _ADDRESS_SLOT = re.compile(r"(?:^|[^\u4e00-\u9fff])(?:(?:你|主播|你们|这�
                            r"|^([\u4e00-\u9fff]{2,3})(?=[\s，,。!！~])")
 # An insult noun said on its own as a clause: the whole comment, or a clause closing it ("坐等倒闭，诈骗犯", "黑心商家",
 # "骗子公司，别买"). Matched as written only (a two-character comment that merely sounds like an insult is speech).
-_NOUN_CLAUSE = re.compile(r"(?:^|[\s，,。!！?？~吧啊呀])([\u4e00-\u9fff]{2,5})(?:[吧啊呀哦]?(?:[\s，,。!！?？~]|$))")
+_NOUN_CLAUSE = re.compile(r"(?:^|(?<=[\s，,。!！?？~吧啊呀]))([\u4e00-\u9fff]{2,6})(?=[\s，,。!！?？~]|$)")
+_CLAUSE_PARTICLES = "吧啊呀哦"
 # Contact rules, over contact views of a text (see _contact_views): digits, ids and app names as read.
 _APP = (r"(?:qq|扣扣|koukou|企鹅|qie|微信|weixin|wechat|vx|wx|v信|微x|绿泡泡|泡泡|lvpaopao|群|qun|纸飞机|飞机号|tg|telegram|"
         r"whatsapp|抖音号|快手号|dy号|小红书号|微博号|绿色(?:聊天)?(?:软件|app)|绿软|聊天软件|飞书|钉钉|陌陌)")
@@ -602,8 +603,9 @@ class Moderator:
                 if word is not None:
                     hit(word, "pinyin", slot)
             for m in _NOUN_CLAUSE.finditer(normalize(text)):
-                if m.group(1) in self._clause_nouns:
-                    hit(m.group(1), "text", m.group(1))
+                noun = m.group(1).rstrip(_CLAUSE_PARTICLES)
+                if noun in self._clause_nouns:
+                    hit(noun, "text", noun)
         if self._context:
             n = normalize(text)
             for word, rx in self._context:

@@ -565,3 +565,69 @@ def test_heldout10_near_misses_pass(room, text: str) -> None:
 @pytest.mark.parametrize("name", ["低息贷款找我", "有偿陪聊", "原味丝袜店", "高端外围"])
 def test_a_name_of_a_heldout10_offer_class_is_not_read_out(name: str) -> None:
     assert speakable_name(DEFAULT, name) == ANON
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # contact hints with no app or id, the viewer selling the same thing, another seller's promotion or brand price
+        ("关注我抖音号，同名", "联系暗示"), ("我的名字就是联系方式", "联系暗示"), ("V我50，带你发财", "联系暗示"),
+        ("联系电话在主页", "联系暗示"), ("我微博有链接，去看看", "联系暗示"), ("看签名", "联系暗示"),
+        ("在我这买，每罐少二十", "自卖"), ("我这有一样的，便宜一半，私", "自卖"), ("同样的茶我卖六十", "自卖"),
+        ("我家茶园直发，七十两罐", "自卖"), ("去我朋友圈看看", "自卖"),
+        ("隔壁直播间买一送一", "别处优惠"), ("这个价格在外面能买两罐", "别处优惠"), ("线下茶叶店才卖五十", "别处优惠"),
+        ("大益的七十就能买到", "别家价格"), ("张一元的比这个便宜多了", "别家价格"), ("某红书上有人卖五十", "别家价格"),
+        ("茶农自己卖，二十一斤", "别处价格"), ("帮忙砍一刀，有奖励", "拼多多"),
+        # offers: betting credit and tips, boosting and scalping, loans by speed or collateral, escorts and drugs by
+        # slang, task scams, ghost-writing, data for sale
+        ("上分下分找我", "上下分"), ("足彩推荐，稳赚", "上下分"), ("代练上分，包上王者", "黑产代办"), ("黄牛票，私我", "黑产代办"),
+        ("卖假烟，一手货源", "黑产代办"), ("借款五万，三分钟到账", "贷款速度"), ("手机抵押贷款，当天拿钱", "贷款速度"),
+        ("找小姐找我", "色情暗语"), ("冰妹陪玩", "色情暗语"), ("点赞赚钱，日结", "兼职诈骗"), ("代写论文，包过", "代写代考"),
+        ("帮忙开发票，各种都有", "代写代考"), ("出售个人信息", "信息买卖"),
+        # insults: a pejorative head after an address, 有病吧, X才买, curses; threats of waiting; harassment
+        ("你这主播真是个窝囊废", "辱骂"), ("主播是个搅屎棍", "辱骂"), ("这主播纯纯大冤种", "辱骂"), ("主播像个傻大个", "辱骂"),
+        ("你就是个臭卖茶的", "辱骂"), ("你是不是有病", "辱骂"), ("有病吧你", "辱骂"), ("舔狗才买", "辱骂"),
+        ("一群傻子在买", "辱骂"), ("你这个老不死的", "辱骂"), ("去你大爷的", "辱骂"), ("丑得要死还直播", "辱骂"),
+        ("小心被雷劈", "诅咒"), ("你会遭报应的", "诅咒"), ("开车撞死你", "恐吓"), ("等你下播，我在楼下", "堵人"),
+        ("让你全家陪葬", "堵人"), ("把衣服撩起来看看", "色情暗语"), ("主播的脚好看，给我舔舔", "色情暗语"),
+        ("私人影院，有特殊服务", "色情暗语"),
+        ("等着吃官司吧骗子", "骗子"),
+    ],
+)
+def test_more_frames_of_the_heldout10_classes_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "关注我家主播好久了", "名字就是茶名吗", "签名版的茶罐有吗", "V领的衣服", "私发的优惠券怎么用", "我们那边包邮吗",
+        "隔壁老王也买了", "网上打折的是正品吗", "这个价能买两罐吗", "茶叶店里也有这个", "线下有店吗", "我微博有看过你们",
+        "联系方式在哪里", "在我这边能买到吗", "来我家喝茶", "找我家人一起买", "我家也有一样的杯子，很好用", "同样的茶我喝了三年",
+        "我家茶园也种这个", "去我妈家送一罐", "私信客服有自动回复吗", "茶农一天采二十斤", "抖音上卖了十万罐", "拼单可以吗",
+        "大益的茶你们有吗", "八马的和这个比怎么样", "象印的杯子好用吗", "网上说这个茶二十多块是假的吗", "抖音搜老王茶叶测评",
+        "砍价能砍吗", "游戏上分好难", "代练我不懂", "门票要不要买", "这茶当天拿到吗", "抵押金怎么退", "彩票中奖了来买茶",
+        "主播小姐姐好美", "主播穿少点别感冒", "亲一个", "主播亲自泡的吗", "腰疼想喝点热茶", "想抱走这个杯子", "点赞了，主播加油",
+        "看视频学泡茶", "代写贺卡吗", "能开发票吗", "能开专票吗，公司报销", "答案是绿茶吗", "出售的是新茶吗",
+        "有特殊服务要求吗，比如刻字", "全套茶具多少钱", "撩起袖子泡茶", "一起睡前喝杯茶",
+        "胃有病能喝绿茶吗", "主播有病吗，嗓子哑了", "这茶太恶心了", "恶心想吐喝什么茶", "不要脸盆，要杯子",
+        "丑萌丑萌的杯子还挺可爱", "你大爷的茶也是这个吗", "一群朋友一起买", "都是老客户了", "等你下播再问", "我就在楼下",
+        "主播真是个实在人", "主播是个懂茶的人", "你就是个卖茶的吧", "你真是个宝藏主播", "你真是个臭美的人", "主播是个呆萌的妹子",
+        "傻子都知道这茶好喝", "我就是个大冤种，买了三罐", "报应啊，昨天没买", "一般般吧骗子都这么说",
+    ],
+)
+def test_more_heldout10_near_misses_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
+
+
+def test_an_insult_noun_said_alone_is_caught_but_an_ordinary_noun_is_not(room) -> None:
+    assert not room.check("黑心商家").ok and not room.check("坐等倒闭，诈骗犯").ok and not room.check("诈骗犯啊").ok
+    assert room.check("猴子").ok and room.check("杯子上画的是什么，猴子？").ok and room.check("垃圾").ok
+
+
+def test_a_character_is_read_as_people_read_it() -> None:
+    from broadcaster.brain.moderation import char_pinyin
+
+    assert char_pinyin("伽") == "jia"  # the table's first reading is gā; 瑜伽 says jiā, and so does the evasion 伽薇
