@@ -32,6 +32,14 @@ Every listed word (the room's, plus the built-in lists of broadcaster/brain/word
 - after heldout9, more `pattern` families (threats and doxxing, counterfeits, VPN, weapons, debt settlement, porn
   collections, everyday words as drug slang with a sale cue, gambling rebates, follow-for-follow, "look at my name"),
   one-character WeChat stand-ins before an id (薇 + id) and 加 + a work-chat app (飞书, 钉钉) as contacts.
+- after heldout10, families as frames rather than phrases: a threat marker or a target with a harm verb (等着被砸,
+  去你店门口泼油漆), doxxing in plain words (你家住哪个小区我都知道), appearance/intelligence insults (照照镜子, 智商欠费),
+  a pejorative head after an address (你真是个窝囊废), curses (怎么还没死), a body word with a size/look/touch cue and a
+  night's price (harassment), offers with no channel (有偿陪聊, 全国可飞, 原味丝袜, 口子多, 出售万粉老号, 带你炒币, 小药丸同城发),
+  another seller's price by the kind of place or brand (茶叶市场批发二十块一斤, 旗舰店69就有) and the viewer selling the same
+  thing (一斤才三十，要的找我); platform nicknames (围脖, 小红薯, 斗音, 小破站) in the search-a-handle rule, where a handle is a
+  shop or person's name (茶小二的店, 茶叶阿强), not a topic (这个茶的测评); an id after 号是; an insult noun said as a clause of
+  its own (…，诈骗犯), ordinary nouns (猴子, 垃圾) left out; characters read as people read them (伽 is jiā: 伽薇 = 加微).
 Before any rule, emoji that stand for a syllable (🐴 马, 🍑 桃, 🐧 企鹅; wordlists.EMOJI_STANDINS),
 latin look-alikes from other scripts (Cyrillic х, Greek ο; wordlists.LOOKALIKES) and characters written as
 two components (亻言 信; wordlists.COMPONENT_PAIRS) are read as what they stand for. A homophone that is only

@@ -10,7 +10,10 @@ general knowledge of live-chat evasion, not from any list, and for what was adde
 heldout8 (platform, grocery-app and supermarket names from general knowledge of China's retail market;
 regional and net-slang insults; vice, harassment, task/refund/crypto/invoice scam frames; component splits), and after
 heldout9 (threat/doxxing, counterfeit, VPN, weapon, debt-settlement, porn-collection and drug-slang frames, gambling
-rebates, follow-for-follow, Cantonese curses). They are deliberately short and high-precision: a room adds
+rebates, follow-for-follow, Cantonese curses), and after heldout10 (threat, doxxing, appearance/intelligence-insult,
+curse and harassment frames; paid-companionship, worn-clothing, loan, account, investment, party-drug, boosting/scalping
+and data-selling offers without a channel; a viewer selling the same thing; tea and vacuum-cup brand names from general
+knowledge of the market; Shanghai/Cantonese/north-eastern insult nouns). They are deliberately short and high-precision: a room adds
 its own words (`moderation.words` / `words_file`), and every listed word is also matched through
 the evasions the moderator undoes (pinyin and homophones, initials, one-letter syllables, splits).
 
