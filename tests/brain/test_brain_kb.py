@@ -195,3 +195,16 @@ def test_another_kind_of_product_is_answered_by_slot(tmp_path: Path) -> None:
         assert want in _answer(root, q), (q, _answer(root, q))
     # the sheet's name is every chunk's title, never an answer of its own ("name：纯棉短袖T恤")
     assert not any(p.text.endswith("name：纯棉短袖T恤") for p in load_corpus(root).passages)
+
+
+def test_more_phrasings_of_a_slot_in_two_kbs(kb_dir: Path) -> None:
+    from broadcaster.brain.intent import slots
+
+    # 质保多久 asks the warranty (not keeping warm), 保温杯 is a name (no keep-warm question), a serving is no topic
+    assert slots("杯子质保多久") == {"warranty"} and "keep_warm" not in slots("保温杯多少钱") and slots("一杯放几克") == {"howto"}
+    for root, q, want in [
+        (TEA_KB, "有活动没", "99元"), (TEA_KB, "how much", "99元"), (TEA_KB, "一杯放几克", "3克"), (TEA_KB, "送的啥", "茶匙"),
+        (TEA_KB, "哪个山的", "高山"), (kb_dir, "能装几瓶水", "两瓶"), (kb_dir, "重不重", "280克"), (kb_dir, "杯子质保多久", "一年"),
+        (kb_dir, "price?", "169元"), (kb_dir, "free shipping?", "包邮"),
+    ]:
+        assert want in _answer(root, q), (q, _answer(root, q))
