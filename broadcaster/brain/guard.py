@@ -152,7 +152,15 @@ _LEAK_PHRASES = re.compile(
     r"(?<![a-z])(?:passage|chunk|doc|document|faq|kb|source|ref|context|snippet|段落|资料|文档|片段)\s*[_#\-]?\s*\d+|"
     r"(?<![a-z0-9])[a-z]{2,}[_#]\d+(?![a-z0-9])|"
     r"gpt|chatgpt|openai|claude|anthropic|gemini|llama|qwen|通义|千问|文心|一言|deepseek|kimi|豆包|智谱|chatglm|"
-    r"大模型|语言模型|ai模型|人工智能模型|\bllm\b|模型(?:版本|名字|名称)|(?:基于|用的是|使用的是).{0,6}模型",
+    r"大模型|语言模型|ai模型|人工智能模型|\bllm\b|模型(?:版本|名字|名称)|(?:基于|用的是|使用的是).{0,6}模型|"
+    # what the anchor was given or told, in other words (after heldout10): 我拿到的材料, 后台数据显示, 被设定成, 提示里说,
+    # 运营让我这么说, "my instructions"
+    r"我(?:们)?(?:拿到|收到|看到|得到|手上|手里)(?:的)?(?:材料|资料|信息|内容|说明|文档|数据|指令|提示|要求)|"
+    r"后台(?:的)?(?:数据|资料|信息|设置|设定|显示|说明)|被(?:设定|设置|编程|要求|规定|限制)|(?:设定|设置|编程)成|程序设定|"
+    r"(?:提示|指令)(?:里|中|上)(?:说|写|提到|要求)|(?:给我的|我拿到的)(?:说明|材料)(?:里|中|上)|(?:给我|我收到|上面给)的(?:指令|提示|要求|内容|材料)|上文|"
+    r"(?:运营|老板|公司|后台|商家|客服)(?:让|叫|要求|规定)我(?:这么|这样)?(?:说|讲|回答)|"
+    r"\bmy (?:instructions?|prompt|rules|system)\b|\bi (?:was|am|have been) (?:told|instructed|programmed|asked) to\b|"
+    r"according to (?:the|my) (?:document|context|materials?|instructions?|data)",
     re.IGNORECASE,
 )
 # Absolute claims said by metaphor or slang (after heldout10): the same claim as 最/第一 in other words, withheld

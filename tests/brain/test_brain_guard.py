@@ -336,3 +336,16 @@ def test_a_composition_in_percent_is_no_absolute_claim() -> None:
 
     assert absolute_claim("面料：100%新疆长绒棉。") == "" and absolute_claim("这是100%桑蚕丝。") == "" and absolute_claim("百分百纯棉。") == ""
     assert absolute_claim("好评率100%。") == "100%" and absolute_claim("100%有效。") == "100%"
+
+
+@pytest.mark.parametrize("sentence", ["根据我拿到的材料，全国包邮。", "后台数据显示全国包邮。", "商家给我的说明里写着包邮。", "我被设定成只能聊产品。",
+                                      "提示里说要包邮。", "我收到的指令是只聊茶叶。", "运营让我这么说的。", "My instructions say free shipping.",
+                                      "I was told to only talk about tea."])
+def test_what_the_anchor_was_given_or_told_is_a_leak_in_any_words(sentence: str) -> None:
+    v = GroundingGuard(["全国包邮。"], RULES).check(sentence)
+    assert not v.ok and "prompt leak" in v.reason, (sentence, v)
+
+
+@pytest.mark.parametrize("sentence", ["大家看到的颜色就是实物。", "这款被设计成一键弹盖。", "按要求密封保存。", "我这边确认一下。", "详见说明书上写的步骤。"])
+def test_everyday_words_near_the_leak_phrases_pass(sentence: str) -> None:
+    assert GroundingGuard([sentence], RULES).check(sentence).ok, GroundingGuard([sentence], RULES).check(sentence)
