@@ -634,3 +634,17 @@ def test_a_character_is_read_as_people_read_it() -> None:
     from broadcaster.brain.moderation import char_pinyin
 
     assert char_pinyin("伽") == "jia"  # the table's first reading is gā; 瑜伽 says jiā, and so does the evasion 伽薇
+
+
+# Answers pass the same moderator: what an anchor says about its own shop must not trip the seller frames.
+ANCHOR_LINES = [
+    "我们家茶园直发，保证新鲜", "欢迎来我直播间的新朋友", "在我这买，售后有保障", "来我橱窗看看，第三个链接",
+    "厂家直供，到手价99元", "两罐188元，有问题找我", "99元一罐，售后问题找我", "同城可上门安装", "全国包邮，今天下单明天发",
+    "市场价128元，今天直播间只要99元", "茶农手工采摘，一芽一叶", "我们的茶园在海拔800米的山上", "买两罐更划算，188元",
+    "关注主播，每天都有福利", "想要的扣1，我给大家上链接", "欢迎大家来我们店里喝茶",
+]
+
+
+def test_an_anchor_talking_about_its_own_shop_passes(room) -> None:
+    blocked = [(t, room.check(t).describe()) for t in ANCHOR_LINES if not room.check(t).ok]
+    assert not blocked, blocked
