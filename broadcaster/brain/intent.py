@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pypinyin import lazy_pinyin
 from rapidfuzz import fuzz
 
 from broadcaster.brain.guard import figures
@@ -40,7 +41,7 @@ SLOTS: dict[str, tuple[str, str]] = {
               r"\d+(?:\.\d+)?元|[一二三四五六七八九十百千]+元|块|价"),
     "postage": (r"包邮|包不包邮|运费|邮费|快递费|免邮|免运费|邮资|寄费|邮费|运费险|freeshipping|postage|shippingfee", r"包邮|运费|邮费"),
     "shipping": (r"发货|出货|[么时候久天快]能?发(?:出|走)?$|几天能?到|多久能?到|多久能?收到|什么时候能?到|几时到|到货|快递|物流|寄|配送|"
-                 r"几号发|多快发|"
+                 r"几号发|多快发|(?:明天|后天|今天|哪天|几号|周末)能?(?:到|收到|送到)|"
                  # a carrier named in the question asks which one ships (可以换顺丰不, 发中通吗)
                  r"顺丰|圆通|中通|申通|韵达|极兔|邮政|ems|京东快递|京东物流|德邦|百世|ship(?!pingfee)|deliver", r"发货|快递|送达|物流"),
     "returns": (r"退|换货|售后|不满意|不喜欢|不想要|能换吗|可以换吗|return|refund", r"退|换"),
@@ -71,7 +72,7 @@ SLOTS: dict[str, tuple[str, str]] = {
     "wear": (r"缩水|缩不缩|掉色|褪色|掉不掉色|起球|变形|掉毛|起皱", r"缩水|掉色|褪色|起球|变形|掉毛|起皱|预缩"),
     # a colour named in the question (有粉色吗, 黑的有没有) asks which colours there are
     "color": (r"颜色|colou?r|什么色|几种色|几个色|[红橙黄绿青蓝紫粉黑白灰棕金银米咖]色|[红黄绿蓝紫粉黑白灰]的(?:有|还有)|配色", r"色|[红黄绿蓝紫粉黑白灰]"),
-    "invoice": (r"发票|开票|专票|普票|报销|invoice|receipt", r"发票"),
+    "invoice": (r"发票|开票|专票|普票|报销|有票|票能开|电子票|invoice|receipt", r"发票"),
     "gift": (r"赠品|送什么|送东西|送啥|送(?:的|了)(?:啥|什么)|gift|有送|附赠|赠送|送不送|礼品|小礼物|福利送|额外送", r"赠|送"),
     "warranty": (r"保修|质保|坏了(?!吗)|维修|保固|warranty", r"保修|质保"),
     "keep_warm": (r"保温(?![杯壶瓶桶箱袋盒])|保冷|(?<![质确担环])保(?:几|多少|多久|多长)|(?:热|冰|凉)(?:的|水)?能(?:放|保持|维持)", r"保温|保冷|小时"),
@@ -112,6 +113,11 @@ SLOT_TERMS: dict[str, str] = {
 KEY_SIMILARITY = 0.75
 # Share of a question's topic characters an FAQ entry (its questions and answer) must contain.
 TOPIC_COVERAGE = 0.6
+
+
+def _sound(key: str) -> str:
+    """A question key as it sounds (toneless pinyin), so a homophone typo keys the same."""
+    return " ".join(lazy_pinyin(key))
 
 
 def slots(text: str) -> set[str]:
@@ -205,6 +211,7 @@ class FaqMatcher:
         self.entries: list[tuple[str, str, str, str, set[str], str]] = []
         for q, a, pid in pairs:
             self.entries.append((q, a, pid, question_key(q), slots(q), topic(q)))
+        self._sounds = [_sound(e[3]) for e in self.entries]
         # Everything an entry's questions and answer say, per answer: the topic words it covers.
         self._context: dict[str, str] = {}
         for q, a, *_ in self.entries:
@@ -218,9 +225,14 @@ class FaqMatcher:
         q_topic = topic(question)
         units = asked_units(question)
         best: FaqMatch | None = None
-        for q, a, pid, fkey, f_slots, _f_topic in self.entries:
+        sound = _sound(key) if not q_slots else ""
+        for (q, a, pid, fkey, f_slots, _f_topic), f_sound in zip(self.entries, self._sounds, strict=True):
             if fkey == key:
                 return FaqMatch(q, a, pid, 2.0, "same question")
+            if sound and sound == f_sound and len(key) >= 2:
+                # the same question typed with a homophone ("包油吗" for "包邮吗"): the typo took its slot word
+                best = FaqMatch(q, a, pid, 1.9, "same sound")
+                continue
             score, why = 0.0, ""
             if q_slots and f_slots and q_slots & f_slots:
                 context = self._context[a]

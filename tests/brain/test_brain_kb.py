@@ -208,3 +208,9 @@ def test_more_phrasings_of_a_slot_in_two_kbs(kb_dir: Path) -> None:
         (kb_dir, "price?", "169元"), (kb_dir, "free shipping?", "包邮"),
     ]:
         assert want in _answer(root, q), (q, _answer(root, q))
+
+
+def test_a_homophone_typo_of_an_faq_question_finds_it() -> None:
+    for q, want in [("包油吗", "包邮"), ("明天能到不", "24小时"), ("有票吗", "电子发票")]:
+        assert want in _answer(TEA_KB, q), (q, _answer(TEA_KB, q))
+    assert _answer(TEA_KB, "宝友") == ""  # the sound of no question of the KB's
