@@ -126,7 +126,7 @@ _ORDINAL_BEFORE = re.compile(r"(?:第|星期|周|礼拜|no\.?|型号|编号)\s*$
 # Idioms made of numeral characters that state no figure ("千万不要错过", "十分好用").
 _IDIOMS = re.compile(
     r"千万|万一|十分(?!钟)|一一|一些|一点(?![零一二三四五六七八九\d]|钟)|一定|一样|一直|一起|一下|一般|一切|一流|万分|百分百|十足|三三两两|一模一样|五花八门|"
-    r"七上八下|九九|统一|唯一|万能|一芽一叶|一次性|一口气|一会|一边|一旦|一向|一共|一律|一款|一份心|第一时间"
+    r"七上八下|(?<![零〇一二两三四五六七八九十])九九(?![零〇一二两三四五六七八九十百千万元块折%])|统一|唯一|万能|一芽一叶|一次性|一口气|一会|一边|一旦|一向|一共|一律|一款|一份心|第一时间"
 )
 
 # Talk about instructions or the prompt itself, and passage ids: never said on stream.
