@@ -38,7 +38,7 @@ import yaml
 
 from broadcaster import metrics
 from broadcaster.brain.config import BrainConfig, ModerationConfig
-from broadcaster.brain.guard import GroundingGuard, GuardVerdict
+from broadcaster.brain.guard import GroundingGuard, GuardVerdict, warm_guard
 from broadcaster.brain.intent import FaqMatcher, is_question, slots
 from broadcaster.brain.kb import Hit, KnowledgeBase, faq_pairs, kb_answer
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
@@ -161,6 +161,7 @@ class Brain:
             await self.cache.warm(self._faq())
         self.faq = FaqMatcher(self._faq(), [p.text for p in self.kb.passages])
         self._kb_builds = self.kb.builds
+        await asyncio.to_thread(warm_guard, tuple(p.text for p in self.kb.passages))
         if self.kb.root is not None and cfg.kb.check_interval_s > 0:
             self._watch_task = asyncio.get_running_loop().create_task(self._watch_kb(), name=f"kb-watch-{self.room}")
         self.backend = self._backend_override or build_backend(cfg.llm)
@@ -187,6 +188,8 @@ class Brain:
             return
         self._kb_builds = self.kb.builds
         self.faq = FaqMatcher(self._faq(), [p.text for p in self.kb.passages])
+        # the guard's index of the KB's figures, built off the loop (seconds for a large KB), not by the first answer
+        await asyncio.to_thread(warm_guard, tuple(p.text for p in self.kb.passages))
         if self.cache is None:
             return
         self.cache.kb_version = self.kb.version  # every answer cached under the old KB is stale now

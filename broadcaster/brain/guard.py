@@ -403,6 +403,12 @@ def stated_figures(texts: tuple[str, ...]) -> dict[tuple[float, str], list[froze
     return out
 
 
+def warm_guard(facts: tuple[str, ...]) -> None:
+    """Builds the KB-wide figure indexes a guard with these facts uses (call off the event loop after a KB build)."""
+    labelled_figures(facts)
+    stated_figures(facts)
+
+
 def figures(text: str) -> list[Figure]:
     """Every number stated in text, with its canonical unit and whether it needs grounding."""
     t = _IDIOMS.sub(lambda m: "〃" * len(m.group(0)), _numeric_text(text))
