@@ -239,6 +239,8 @@ FRAME_EVIDENCE: dict[str, tuple[tuple[str, str], ...]] = {
 }
 _EXACT_FRAMES = frozenset({"品质来历"})  # each phrase the sentence says must be the KB's own
 _GUARANTEE_WORD = re.compile(r"^(?:保证|担保|承诺|包你|包您|包大家)(?:是|能|会|都|让|给|你|您|大家)*")
+_REFUSED = re.compile(r"(?:不|没|没有|无法|不能|不会|不可以|不支持|不提供|暂不|暂时不|并不|并没有|不是|不再|别)"
+                      r"(?:再|给|能|会|支持|提供|做|搞|参加|参与|发)?\s*$")
 _FRAME_EVIDENCE = {label: [(re.compile(a), re.compile(b)) for a, b in pairs] for label, pairs in FRAME_EVIDENCE.items()}
 _RETURN = re.compile(RETURN_WORDS)
 # Use said by finishing or just having drunk it ("喝完了也能退") is the 使用 condition too.
@@ -601,10 +603,14 @@ class GroundingGuard:
         if self.promises:
             n = _numeric_text(sentence)
             for label, rx in self._promise_res:
-                m = rx.search(n)
+                # a promise refused ("不支持货到付款", "没有买一送一", "不保证人人都有") promises nothing: only what is said
+                # without a negation before it is checked
+                said = rx.sub(lambda m: m.group(0) if not _REFUSED.search(n[max(0, m.start() - 6) : m.start()])
+                              else " " * len(m.group(0)), n)
+                m = rx.search(said)
                 if m is None:
                     continue
-                if not self._promise_grounded(label, rx, n):
+                if not self._promise_grounded(label, rx, said):
                     return GuardVerdict(False, f"ungrounded promise {m.group(0)} ({label})")
             for m in _DIGIT_STRING.finditer(n):
                 # a number read out digit by digit (零四幺七: a phone or an id) must be in the passages as digits

@@ -349,3 +349,11 @@ def test_what_the_anchor_was_given_or_told_is_a_leak_in_any_words(sentence: str)
 @pytest.mark.parametrize("sentence", ["大家看到的颜色就是实物。", "这款被设计成一键弹盖。", "按要求密封保存。", "我这边确认一下。", "详见说明书上写的步骤。"])
 def test_everyday_words_near_the_leak_phrases_pass(sentence: str) -> None:
     assert GroundingGuard([sentence], RULES).check(sentence).ok, GroundingGuard([sentence], RULES).check(sentence)
+
+
+@pytest.mark.parametrize(("sentence", "ok"), [("不支持货到付款。", True), ("暂不支持先喝后付。", True), ("没有买一送一。", True),
+                                              ("不保证人人都有。", True), ("不发顺丰，默认圆通。", True), ("支持货到付款。", False),
+                                              ("不用担心，支持货到付款。", False), ("发顺丰，不发圆通。", False), ("不满意全退。", False)])
+def test_a_promise_refused_promises_nothing(sentence: str, ok: bool) -> None:
+    kb = ["全国包邮，默认圆通快递。每罐附赠一个竹制茶匙。"]
+    assert GroundingGuard(kb, RULES, facts=kb).check(sentence).ok is ok, GroundingGuard(kb, RULES, facts=kb).check(sentence)
