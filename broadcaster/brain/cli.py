@@ -156,6 +156,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_moderate(args: argparse.Namespace) -> int:
     """The room's verdict on a text as a comment, as a user name and as an answer sentence; 1 when blocked."""
+    from broadcaster.brain.chitchat import Friendly
     from broadcaster.brain.guard import absolute_claim
     from broadcaster.brain.moderation import moderator_from_config
 
@@ -163,13 +164,17 @@ def cmd_moderate(args: argparse.Namespace) -> int:
     moderator = moderator_from_config(room.moderation)
     v = moderator.check(args.text)
     claim = absolute_claim(args.text) if room.brain.guard.absolute_claims else ""
+    friendly = room.brain.chit_chat == "all" or Friendly(room.brain.friendly_words)(args.text)
     hits = [{"word": w, "rule": h, "found": s} for w, h, s in zip(v.matched, v.how, v.spans, strict=True)]
     if args.json:
         print(json.dumps({"text": args.text, "ok": v.ok, "hits": hits, "action": v.action if not v.ok else "",
-                          "absolute_claim": claim}, ensure_ascii=False))
+                          "absolute_claim": claim, "chit_chat_line": v.ok and friendly}, ensure_ascii=False))
         return 0 if v.ok else 1
     if v.ok:
         print("ok: a comment, a user name or an answer sentence with this text passes moderation")
+        print("  as a comment the shop has no answer for: " + (
+            "thanked with a chit-chat line" if friendly else
+            "not answered (not friendly: brain.chit_chat, brain.friendly_words)"))
     else:
         print("blocked:")
         for h in hits:

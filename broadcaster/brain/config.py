@@ -138,4 +138,8 @@ class BrainConfig(Model):
     )
     # Replies to chit-chat (not a question) when neither the KB nor an LLM has anything; {name} = viewer.
     chit_chat_lines: list[str] = Field(default_factory=lambda: ["谢谢{name}的支持！", "欢迎{name}，有问题随时问我哦。"])
+    # Which of those comments get such a line: "friendly" ones only (a greeting, praise, thanks, a purchase: see
+    # brain/chitchat.py; the rest scroll by, so an ad or insult moderation missed is never thanked), or "all".
+    chit_chat: Literal["friendly", "all"] = "friendly"
+    friendly_words: list[str] = Field(default_factory=list)  # the room's own friendly words (its fans' slang)
     max_sentence_chars: int = Field(60, ge=8, le=400)

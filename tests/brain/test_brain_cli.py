@@ -70,6 +70,9 @@ def test_moderate_prints_the_verdict_and_the_rule(tea_config: Path, capsys) -> N
     assert _run(["moderate", "-c", str(tea_config), "tea", "销量第一的茶"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ok") and "absolute claim '第一'" in out
+    assert "not answered (not friendly" in out  # a remark the KB has nothing for, and not friendly
+    assert _run(["moderate", "-c", str(tea_config), "tea", "主播讲得真好", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["chit_chat_line"] is True
 
 
 def test_kb_query_explain_says_why(tea_config: Path, capsys) -> None:

@@ -1,0 +1,62 @@
+"""Whether a comment the shop has no answer for reads as friendly: a greeting, praise, thanks or a purchase.
+
+A comment that asks nothing the knowledge base answers gets a chit-chat line ("谢谢xx的支持！") only when it
+reads as friendly (`brain.chit_chat: friendly`, the default); anything else scrolls by unanswered. Thanking a
+comment the room did not understand is how an ad or an insult that slipped past moderation gets thanked on air,
+and a complaint gets a cheerful "thanks for your support"; a real anchor answers questions, greets and thanks
+the friendly, and lets the rest pass. A friendly word right after a negation (不喜欢, 没意思) does not count,
+and words ads use as bait (便宜, 惊喜, 福利, 上车, 私聊, 链接 …) are deliberately not friendly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_WORDS = (
+    # greetings, arriving and leaving
+    "你好", "您好", "主播好", "大家好", "早上好", "中午好", "下午好", "晚上好", "早安", "午安", "晚安", "早呀", "早啊",
+    "来了", "来啦", "又来", "报到", "打卡", "签到", "回来了", "第一次", "刚来", "进直播间", "欢迎", "路过", "新人", "老粉",
+    "hello", "hi", "hey", "嗨", "哈喽", "哈啰", "拜拜", "再见", "明天再来", "下次再来", "晚点再来", "先走了", "下播",
+    "关照", "生日", "快乐", "新年", "节日",
+    # praise of the anchor, the show or the product
+    "支持", "加油", "喜欢", "爱了", "爱你", "爱喝", "爱吃", "爱用", "好爱", "好看", "漂亮", "美美", "好美", "真美", "帅",
+    "可爱", "好听", "厉害", "棒", "赞", "牛", "优秀", "专业", "用心", "靠谱", "良心", "讲得", "讲的", "说得好",
+    "说的好", "说得对", "说的对", "太会", "会讲", "学到", "涨知识", "长知识", "原来如此", "懂了", "记下了",
+    "不错", "挺好", "真好", "太好", "很好", "说好", "都说好", "这个好", "绝了", "绝绝子", "yyds", "xswl", "u1s1",
+    "nice", "good", "great", "love", "cool", "666", "真香", "种草", "安利", "心动", "动心", "蠢蠢欲动", "忍不住", "捂不住",
+    "好评", "满意", "舒服", "治愈", "温柔", "有趣", "有意思", "好玩", "开心", "宝藏", "大气",
+    "新鲜", "清香", "好香", "真香", "回甘", "健康", "放松", "解压", "提神", "润", "上瘾", "上头", "佩服",
+    # the product and buying it
+    "好喝", "好用", "好吃", "推荐", "想要", "想买", "要了", "买了", "买过", "买一罐", "来一罐", "带一罐", "加一罐", "再来",
+    "下单", "拍了", "已拍", "拍下", "先拍", "入手", "回购", "回头客", "老顾客", "收到了", "到货", "囤",
+    "加购", "购物车", "付款", "抢到", "来抢", "想喝", "馋", "期待", "试试", "犒劳", "送我", "给我妈", "给我爸",
+    "走一波", "关注了", "点点关注", "粉丝团", "灯牌", "慕名", "找过来",
+    # thanks and laughter
+    "谢谢", "感谢", "多谢", "辛苦", "点赞", "哈哈", "嘿嘿", "笑死", "hhh",
+)
+_EMOJI = "👍👏🎉❤💕💖💗💓😍🥰😘🌹🌸💐✨🙏😄😁😊☺😆🤩🫶💪🍵"
+_NEGATION = "不没别非勿莫"
+
+
+def _pattern(words: Iterable[str]) -> re.Pattern[str]:
+    # Latin words stand alone ("hi" is not in "shit"); Chinese ones may not follow a negation.
+    words = {w.lower() for w in words if w}
+    latin = "|".join(re.escape(w) for w in sorted((w for w in words if w.isascii()), key=len, reverse=True))
+    cjk = "|".join(re.escape(w) for w in sorted((w for w in words if not w.isascii()), key=len, reverse=True))
+    return re.compile(rf"(?<![{_NEGATION}])(?:{cjk})|(?<![a-z0-9])(?:{latin})(?![a-z])|[{_EMOJI}]")
+
+
+_FRIENDLY = _pattern(_WORDS)
+
+
+class Friendly:
+    """friendly(text) → whether a comment is a greeting, praise, thanks or a purchase; `extra` are the room's own
+    words (its fans' slang, its product's nickname)."""
+
+    def __init__(self, extra: Iterable[str] = ()) -> None:
+        extra = [w for w in extra if w]
+        self._re = _pattern((*_WORDS, *extra)) if extra else _FRIENDLY
+
+    def __call__(self, text: str) -> bool:
+        return self._re.search(text.lower()) is not None
