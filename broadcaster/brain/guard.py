@@ -205,7 +205,7 @@ FRAME_PROMISES: tuple[tuple[str, str], ...] = (
     ("免费", r"免费(?!送|赠)|白送|白给|白拿|随便(?:喝|拿|吃|用|送|领|拿走|挑|试)|零元购|0元(?:购|拿|领)"),
     ("买了不亏", r"买(?:了|到)?(?:就|都|绝对|肯定|保证)?(?:不|没)(?:亏|吃亏|后悔)|不买(?:就|才|会)?(?:亏|后悔|吃亏)|"
                r"闭(?:着)?眼(?:睛)?(?:入|买|冲|拍)|无脑(?:入|买|冲)|稳赚|包赚|血赚|赚翻|(?:买|拍|抢)到就是赚到|"
-               r"错过.{0,4}(?:拍大腿|后悔|可惜|遗憾)|放心(?:买|拍|入|下单|冲|囤)"),
+               r"错过.{0,4}(?:拍大腿|后悔|可惜|遗憾)"),
     # a guarantee of anything (保证是今年的新茶, 包你喝了还想喝): the KB must state the guarantee, or what is guaranteed
     # in its own words ("保证全国包邮" ← "全国包邮", see _promise_grounded)
     ("担保", r"(?:保证|担保|承诺|包你|包您|包大家)(?:是|能|会|都|让|给|你|您|大家)*[\u4e00-\u9fff]{2,}"),
@@ -218,7 +218,8 @@ FRAME_PROMISES: tuple[tuple[str, str], ...] = (
     # a health or body effect in any words (提神醒脑, 长高, 睡得香, 皮肤变好): a food's answer may claim none the KB lacks
     ("功效", r"提神|醒脑|长高|长个|增高|助消化|消食|去火|降火|清热|解毒|润肺|止咳|明目|抗氧化|抗衰老|延缓衰老|祛湿|补(?:钙|铁|血|气|肾)|"
             r"壮阳|缓解|调理|改善(?!包装)|预防|睡得(?:香|好|着|踏实)|皮肤(?:变)?(?:好|白|嫩|亮|细)|变(?:白|瘦|年轻)|年轻十岁|通便|利尿"),
-    ("买赠", r"(?:拍|下单|订|入|来)[^，。！？]{0,4}(?:再|就|还|多|另)送|买[一二两三四五六七八九十\d]+[罐盒件只瓶袋包套份个]?(?:再|就|还|另)送"),
+    ("买赠", r"(?:拍|下单|订购|入手)[^，。！？]{0,4}?(?:再|就|还|多|另|都)?送(?![达到货出往去回])|"
+           r"买[一二两三四五六七八九十\d]+[罐盒件只瓶袋包套份个]?(?:再|就|还|另)送"),
     ("付款方式", r"先(?:用|喝|吃|尝|试|穿|体验|收货|验货|拿货)(?:了)?(?:再|后)(?:付|买|给钱|结)"),
     # a service for life or at the door, and money off by any name (coupons, red packets, cash back, "cost price")
     ("终身服务", r"(?:终身|永久|一辈子|无限期|永远)(?:免费)?(?:保修|质保|包换|换新|维修|退换|售后|有效|包退|保障|免费)"),
@@ -239,6 +240,9 @@ FRAME_EVIDENCE: dict[str, tuple[tuple[str, str], ...]] = {
 }
 _EXACT_FRAMES = frozenset({"品质来历"})  # each phrase the sentence says must be the KB's own
 _GUARANTEE_WORD = re.compile(r"^(?:保证|担保|承诺|包你|包您|包大家)(?:是|能|会|都|让|给|你|您|大家)*")
+_NUMERAL_START = re.compile(rf"[{_CN_NUM}\d]")
+# Giving it as a present is a use, not a gift promised (适合送礼, 送长辈很合适, 送人自用都合适).
+_GIFTING_USE = re.compile(r"送(?:礼(?![盒品物包券卡袋])|人|长辈|朋友|女朋友|男朋友|女友|男友|爸妈|父母|老师|客户|领导|家人|亲友)|送给(?:长辈|朋友|家人|父母|爸妈|客户)")
 _REFUSED = re.compile(r"(?:不|没|没有|无法|不能|不会|不可以|不支持|不提供|暂不|暂时不|并不|并没有|不是|不再|别)"
                       r"(?:再|给|能|会|支持|提供|做|搞|参加|参与|发)?\s*$")
 _FRAME_EVIDENCE = {label: [(re.compile(a), re.compile(b)) for a, b in pairs] for label, pairs in FRAME_EVIDENCE.items()}
@@ -602,6 +606,7 @@ class GroundingGuard:
                     return GuardVerdict(False, f"ungrounded number {f.text.strip()}{unit} (not in passages/persona facts)")
         if self.promises:
             n = _numeric_text(sentence)
+            n = _GIFTING_USE.sub(lambda m: " " * len(m.group(0)), n)
             for label, rx in self._promise_res:
                 # a promise refused ("不支持货到付款", "没有买一送一", "不保证人人都有") promises nothing: only what is said
                 # without a negation before it is checked
@@ -687,6 +692,12 @@ class GroundingGuard:
         return False
 
     def _promise_grounded(self, label: str, rx: re.Pattern[str], sentence: str) -> bool:
+        if label == "买赠" and not rx.search(self._named):
+            # buy and get a gift the KB gives ("买一罐就送一个茶匙" ← "每罐附赠一个竹制茶匙"): the gift named, not a count
+            # of the goods ("买两罐送一罐")
+            m = _GIFT_OBJECT.search(sentence)
+            return (m is not None and not _NUMERAL_START.match(m.group(1)) and m.group(1) in self._named
+                    and bool(re.search(r"赠|送", self._named)))
         if label == "担保":
             # what is guaranteed, said in the KB's own words ("保证全国包邮" ← "全国包邮"), is the KB's statement
             m = rx.search(sentence)

@@ -289,7 +289,7 @@ def test_a_kb_figure_said_about_the_same_thing_is_grounded_when_retrieval_missed
     [("保证是今年的新茶。", "担保"), ("包你喝了还想喝。", "担保"), ("买过的都回购了。", "人人好评"), ("没有人说不好喝。", "人人好评"),
      ("这是明前头采。", "品质来历"), ("国宴用茶。", "品质来历"), ("零农药残留。", "品质来历"), ("喝了睡得香。", "功效"),
      ("能提神醒脑一整天。", "功效"), ("小孩喝了长高。", "功效"), ("拍两罐再送一罐。", "买赠"), ("买到就是赚到。", "买了不亏"),
-     ("品质好，放心买。", "买了不亏"), ("老板说今天不赚钱。", "优惠券"), ("喝完了也能退。", "使用"), ("泡十分钟更香。", "十 分钟"),
+     ("老板说今天不赚钱。", "优惠券"), ("喝完了也能退。", "使用"), ("泡十分钟更香。", "十 分钟"),
      ("喝过的都说是神仙茶。", "absolute claim")],
 )
 def test_guarantees_testimonials_provenance_and_effects_in_any_words_are_withheld(sentence: str, why: str) -> None:
@@ -356,4 +356,12 @@ def test_everyday_words_near_the_leak_phrases_pass(sentence: str) -> None:
                                               ("不用担心，支持货到付款。", False), ("发顺丰，不发圆通。", False), ("不满意全退。", False)])
 def test_a_promise_refused_promises_nothing(sentence: str, ok: bool) -> None:
     kb = ["全国包邮，默认圆通快递。每罐附赠一个竹制茶匙。"]
+    assert GroundingGuard(kb, RULES, facts=kb).check(sentence).ok is ok, GroundingGuard(kb, RULES, facts=kb).check(sentence)
+
+
+@pytest.mark.parametrize(("sentence", "ok"), [("买一罐就送一个茶匙。", True), ("下单就送竹制茶匙。", True), ("送礼也很有面子。", True),
+                                              ("送长辈很合适。", True), ("宝宝们放心拍。", True), ("买两罐送一罐。", False),
+                                              ("下单送茶具。", False), ("买一送一。", False)])
+def test_a_gift_for_buying_is_grounded_by_the_gift_the_kb_gives(sentence: str, ok: bool) -> None:
+    kb = ["每罐附赠一个竹制茶匙，赠完即止。", "直播间到手价99元一罐。"]
     assert GroundingGuard(kb, RULES, facts=kb).check(sentence).ok is ok, GroundingGuard(kb, RULES, facts=kb).check(sentence)
