@@ -37,6 +37,7 @@ import numpy as np
 import yaml
 
 from broadcaster import metrics
+from broadcaster.brain.chitchat import Friendly
 from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict, warm_guard
 from broadcaster.brain.intent import FaqMatcher, is_question, slots
@@ -126,6 +127,7 @@ class Brain:
         # line id → every sentence withheld while answering it (also the ones after the last spoken one).
         self._withheld: BoundedDict[int, list[dict[str, str]]] = BoundedDict(256)
         self.faq = FaqMatcher([])
+        self._friendly = Friendly(cfg.friendly_words)
 
     # -- life cycle -----------------------------------------------------------------------------------
 
@@ -188,10 +190,16 @@ class Brain:
             return
         self._kb_builds = self.kb.builds
         self.faq = FaqMatcher(self._faq(), [p.text for p in self.kb.passages])
-        # the guard's index of the KB's figures, built off the loop (seconds for a large KB), not by the first answer
+        if self.cache is not None:
+            await self._retire_cached_answers()
+        # The guard's index of the KB's figures, built off the loop (seconds for a large KB), not by the first answer;
+        # last, so that no answer is served from the cache of the old KB while it is built.
         await asyncio.to_thread(warm_guard, tuple(p.text for p in self.kb.passages))
-        if self.cache is None:
-            return
+
+    async def _retire_cached_answers(self) -> None:
+        """Answers cached under the old KB are stale (its version first, before any await), those citing changed
+        passages and the FAQ's are dropped, and the FAQ is warmed again."""
+        assert self.cache is not None
         self.cache.kb_version = self.kb.version  # every answer cached under the old KB is stale now
         changed = set(self.kb.changed_ids)
         dropped = await self.cache.invalidate_where(
@@ -274,7 +282,9 @@ class Brain:
             # fixed chit-chat line: nothing of what the viewer wrote is quoted or paraphrased back, so an ad or
             # insult that slipped moderation is never voiced by a model's echo (answers are checked for echoes too).
             ans.source = "fallback"
-            yield self._fallback(ans)
+            out = self._fallback(ans)
+            if out is not None:
+                yield out
             return
         # 3. LLM grounded on the passages
         if self.backend is not None:
@@ -354,12 +364,18 @@ class Brain:
             yield self._emit(ans, self.cfg.guard.safe_line, "fallback", ("guard: replaced",), content=False)
             return
         ans.source, ans.passage_ids = "fallback", ()
-        yield self._fallback(ans)
+        out = self._fallback(ans)
+        if out is not None:
+            yield out
 
-    def _fallback(self, ans: _Answer) -> Sentence:
+    def _fallback(self, ans: _Answer) -> Sentence | None:
+        """The room's fallback line; for a comment, a chit-chat line, only if it reads as friendly (brain.chit_chat:
+        friendly) — None: a comment the room does not understand scrolls by unanswered, never thanked."""
         kind = getattr(ans.line, "kind", "")
         ev = ans.line.event
         if kind == "comment" and ev is not None and ev.user is not None and self.cfg.chit_chat_lines:
+            if self.cfg.chit_chat == "friendly" and not self._friendly(ans.line.text):
+                return None
             text = self._rng.choice(self.cfg.chit_chat_lines).format(name=self._safe_name(ev.user.name))
         else:
             text = next(self._fallback_cycle)
