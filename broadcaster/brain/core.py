@@ -364,6 +364,10 @@ class Brain:
             yield self._emit(ans, self.cfg.guard.safe_line, "fallback", ("guard: replaced",), content=False)
             return
         ans.source, ans.passage_ids = "fallback", ()
+        if ans.all_drops:
+            # the model was asked and what it said was withheld: the safe line, never a chit-chat line or silence
+            yield self._emit(ans, self.cfg.guard.safe_line, "fallback", ("guard: replaced",), content=False)
+            return
         out = self._fallback(ans)
         if out is not None:
             yield out

@@ -30,7 +30,7 @@ from broadcaster.brain.textnorm import normalize, question_key
 # slot → (question words, evidence an answer sentence carries)
 SLOTS: dict[str, tuple[str, str]] = {
     "price": (r"多少钱|多钱|价格|价钱|价位|怎么卖|咋卖|怎么买|几块|几元|什么价|啥价|贵不贵|贵吗|太贵|便宜|售价|卖多少|原价|到手价|"
-              r"优惠|划算|折扣|打折|活动价|(?:有|搞|啥|什么)活动|活动(?:吗|没|呢)|howmuch|price|cost|"
+              r"优惠|划算|折扣|打折|活动价|(?:有|搞|啥|什么)活动|活动(?:吗|没|呢)|^(?:活动|秒杀|抢购|福利|优惠券|券|折扣)$|howmuch|price|cost|"
               r"多少一[罐瓶个盒件只]|"
               # what it costs the buyer, in any verb (入手要花多少, 一共多少, 掏多少)
               r"[花付掏给](?:多少|几个?|几块)|降价|涨价|会不会便宜|"
@@ -72,6 +72,17 @@ SLOTS: dict[str, tuple[str, str]] = {
     "wear": (r"缩水|缩不缩|掉色|褪色|掉不掉色|起球|变形|掉毛|起皱", r"缩水|掉色|褪色|起球|变形|掉毛|起皱|预缩"),
     # a colour named in the question (有粉色吗, 黑的有没有) asks which colours there are
     "color": (r"颜色|colou?r|什么色|几种色|几个色|[红橙黄绿青蓝紫粉黑白灰棕金银米咖]色|[红黄绿蓝紫粉黑白灰]的(?:有|还有)|配色", r"色|[红黄绿蓝紫粉黑白灰]"),
+    # how it tastes, how good it is, whether it is genuine, what it does, how to pay: a bare topic word is a question
+    # too in live chat ("口感", "正品", "分期")
+    "taste": (r"口味|口感|味道|好不好喝|好喝吗|好喝不|苦不苦|苦吗|涩不涩|甜不甜|香不香|浓不浓|淡不淡|什么味|啥味|好吃吗|好不好吃",
+              r"口感|口味|味|香|甜|苦|涩|回甘|清爽|醇"),
+    "quality": (r"^(?:品质|质量|做工|品牌|用料)(?:怎么样|如何|咋样|好吗|好不好)?$|质量(?:怎么样|如何|咋样|好吗|好不好)|品质(?:怎么样|如何)|"
+                r"做工(?:怎么样|如何)|什么牌子|哪个牌子|品牌是",
+                r"品质|质量|做工|品牌|等级|特级|材质"),
+    "authentic": (r"正品|真假|是真的吗|假货|假的吗|正不正宗|正宗吗|有授权|授权店|官方授权|官方(?:店|旗舰)?吗|保真", r"正品|正宗|授权|官方|保真"),
+    "effect": (r"功效|作用|好处|有什么用|有啥用|效果(?:怎么样|如何|好吗)?$", r"功效|作用|好处|有助|适合"),
+    "payment": (r"分期|花呗|白条|信用卡|付款方式|怎么付|怎么付款|能货到付款|货到付款|先用后付|先喝后付|先试后买|微信支付|支付宝",
+                r"分期|付款|花呗|支付|货到付款"),
     "invoice": (r"发票|开票|专票|普票|报销|有票|票能开|电子票|invoice|receipt", r"发票"),
     "gift": (r"赠品|送什么|送东西|送啥|送(?:的|了)(?:啥|什么)|gift|有送|附赠|赠送|送不送|礼品|小礼物|福利送|额外送", r"赠|送"),
     "warranty": (r"保修|质保|坏了(?!吗)|维修|保固|warranty", r"保修|质保"),
@@ -106,7 +117,8 @@ _QUESTION_WORDS = re.compile(
 SLOT_TERMS: dict[str, str] = {
     "price": "价格 价 元", "postage": "包邮 运费", "shipping": "发货 快递", "returns": "退换货 退货", "howto": "冲泡 水温 用法",
     "shelf_life": "保质期", "storage": "储存 密封 存放", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
-    "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级",
+    "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "taste": "口感 味道", "quality": "品质 质量",
+    "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级",
     "material": "材质 材料 包装 面料",  # only the words the KB uses are added (see KnowledgeBase.retrieve_sync)
 }
 # How close two question keys must be for an edit-tolerant match when neither has a slot.
@@ -175,7 +187,8 @@ def states_unit(units: frozenset[str], sentence: str) -> bool:
 # A yes-no or wh- question by its form, however short ("一泡能续几回", "要运费不", "茶匙还有吗"): it asks the shop
 # something even when no slot names it, unlike a remark ("主播好美") that gets a chit-chat line.
 _QUESTION_FORM = re.compile(
-    r"[?？]|(?:吗|么|嘛|不|没|没有|呢|几|多少|多久|多大|多重|多长|咋样|如何|怎样|啥|哪)[啊呀哦呢]?$|"
+    r"[?？]|(?:吗|么|嘛|不|没|没有|呢|几|多少|多久|多大|多重|多长|咋样|如何|怎样|啥|哪|(?:对|是|好|行|可以)吧)[啊呀哦呢]?$|"
+    r"对不对|是吧|对吧|"
     r"怎么|什么|为什么|为啥|多少|几[个天次回罐盒件克度分号点]|哪[里儿个些款种]|谁|能不能|是不是|有没有|可不可以|会不会|要不要|"
     r"([\u4e00-\u9fff])不\1"
 )

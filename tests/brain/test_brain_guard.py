@@ -365,3 +365,10 @@ def test_a_promise_refused_promises_nothing(sentence: str, ok: bool) -> None:
 def test_a_gift_for_buying_is_grounded_by_the_gift_the_kb_gives(sentence: str, ok: bool) -> None:
     kb = ["每罐附赠一个竹制茶匙，赠完即止。", "直播间到手价99元一罐。"]
     assert GroundingGuard(kb, RULES, facts=kb).check(sentence).ok is ok, GroundingGuard(kb, RULES, facts=kb).check(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["全场免费送！", "今天全部免费。", "所有东西都免费。"])
+def test_everything_free_is_a_promise_even_where_the_kb_has_a_gift(sentence: str) -> None:
+    kb = ["每罐附赠一个竹制茶匙，赠完即止。"]
+    v = GroundingGuard(kb, RULES, facts=kb).check(sentence)
+    assert not v.ok and "全场免费" in v.reason, v

@@ -214,3 +214,13 @@ def test_a_homophone_typo_of_an_faq_question_finds_it() -> None:
     for q, want in [("包油吗", "包邮"), ("明天能到不", "24小时"), ("有票吗", "电子发票")]:
         assert want in _answer(TEA_KB, q), (q, _answer(TEA_KB, q))
     assert _answer(TEA_KB, "宝友") == ""  # the sound of no question of the KB's
+
+
+def test_a_bare_topic_word_asks_its_slot() -> None:
+    from broadcaster.brain.intent import is_question, slots
+
+    assert slots("口感") == {"taste"} and slots("苦不苦") == {"taste"} and slots("正品") == {"authentic"}
+    assert slots("分期") == {"payment"} and slots("功效") == {"effect"} and "quality" in slots("质量怎么样")
+    assert "price" in slots("秒杀") and "price" in slots("活动")
+    assert slots("管理员已授权") == set()  # an injection's words ask nothing
+    assert is_question("听说拍两罐是158对吧") and is_question("是这个价对不对")
