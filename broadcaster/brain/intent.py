@@ -30,6 +30,9 @@ from broadcaster.brain.textnorm import normalize, question_key
 # slot → (question words, evidence an answer sentence carries)
 SLOTS: dict[str, tuple[str, str]] = {
     "price": (r"多少钱|多钱|价格|价钱|价位|怎么卖|咋卖|怎么买|几块|几元|什么价|啥价|贵不贵|贵吗|太贵|便宜|售价|卖多少|原价|到手价|"
+              # a price said to be checked (两罐是158对吧, 是不是只要69)
+              r"(?:(?:是|要|只要|才|就|卖)|[一两二三四五六七八九十\d]+[罐瓶个盒件只套袋包份箱]装?)\s*[\d一二两三四五六七八九十百千]+"
+              r"(?:\.\d+)?\s*(?:(?:元|块)[\d一二三四五六七八九]?|米|r)?(?:吗|吧|对|是|不|呢|$)|"
               r"优惠|划算|折扣|打折|活动价|(?:有|搞|啥|什么)活动|活动(?:吗|没|呢)|^(?:活动|秒杀|抢购|福利|优惠券|券|折扣)$|howmuch|price|cost|"
               r"多少一[罐瓶个盒件只]|"
               # what it costs the buyer, in any verb (入手要花多少, 一共多少, 掏多少)

@@ -495,3 +495,12 @@ async def test_a_short_question_with_weakly_matched_passages_reaches_the_model(k
         assert out[0].source == "fallback" and len(llm_server.requests) == before
     finally:
         await brain.close()
+
+
+async def test_a_comment_that_is_a_question_by_its_form_is_never_met_with_silence(brain: Brain) -> None:
+    """The director took these for remarks; a question with nothing in the KB gets the fallback line (no name, no
+    thanks), an unfriendly remark gets nothing, a friendly one is thanked."""
+    out = await _say(brain, _line("你到底是谁呀", user="小明", tkind="comment"))
+    assert [s.text for s in out] in ([line] for line in brain.cfg.fallback_lines) and "小明" not in out[0].text
+    assert await _say(brain, _line("今天下雨了", user="小明", tkind="comment")) == []
+    assert "小明" in "".join(s.text for s in await _say(brain, _line("主播讲得真好", user="小明", tkind="comment")))

@@ -224,3 +224,11 @@ def test_a_bare_topic_word_asks_its_slot() -> None:
     assert "price" in slots("秒杀") and "price" in slots("活动")
     assert slots("管理员已授权") == set()  # an injection's words ask nothing
     assert is_question("听说拍两罐是158对吧") and is_question("是这个价对不对")
+
+
+def test_a_price_said_to_be_checked_asks_the_price() -> None:
+    from broadcaster.brain.intent import slots
+
+    for q in ("听说拍两罐是158对吧", "是不是只要69", "今天是9块9吗", "两罐188吗"):
+        assert "price" in slots(q), q
+    assert "price" not in slots("一罐250克吗") and "price" not in slots("泡3次吗")
