@@ -373,13 +373,12 @@ class Brain:
             yield out
 
     def _fallback(self, ans: _Answer) -> Sentence | None:
-        """The room's fallback line; for a comment that asks nothing, a chit-chat line, only if it reads as friendly
-        (brain.chit_chat: friendly) — None: a comment the room does not understand scrolls by unanswered, never
-        thanked. A comment that is a question by its form ("听说两罐158对吧") gets the fallback line, not silence."""
+        """The room's fallback line; for a comment, a chit-chat line, only if it reads as friendly (brain.chit_chat:
+        friendly) — None: a comment the room does not understand scrolls by unanswered, never thanked (one that asks
+        something the KB or a slot knows never gets here: it is answered, or met with the safe line)."""
         kind = getattr(ans.line, "kind", "")
         ev = ans.line.event
-        if (kind == "comment" and ev is not None and ev.user is not None and self.cfg.chit_chat_lines
-                and not is_question(ans.line.text)):  # a question the director took for a remark gets the fallback line
+        if kind == "comment" and ev is not None and ev.user is not None and self.cfg.chit_chat_lines:
             if self.cfg.chit_chat == "friendly" and not self._friendly(ans.line.text):
                 return None
             text = self._rng.choice(self.cfg.chit_chat_lines).format(name=self._safe_name(ev.user.name))

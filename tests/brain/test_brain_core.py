@@ -497,10 +497,17 @@ async def test_a_short_question_with_weakly_matched_passages_reaches_the_model(k
         await brain.close()
 
 
-async def test_a_comment_that_is_a_question_by_its_form_is_never_met_with_silence(brain: Brain) -> None:
-    """The director took these for remarks; a question with nothing in the KB gets the fallback line (no name, no
-    thanks), an unfriendly remark gets nothing, a friendly one is thanked."""
-    out = await _say(brain, _line("你到底是谁呀", user="小明", tkind="comment"))
-    assert [s.text for s in out] in ([line] for line in brain.cfg.fallback_lines) and "小明" not in out[0].text
-    assert await _say(brain, _line("今天下雨了", user="小明", tkind="comment")) == []
-    assert "小明" in "".join(s.text for s in await _say(brain, _line("主播讲得真好", user="小明", tkind="comment")))
+async def test_a_comment_is_thanked_only_when_friendly_and_a_withheld_answer_ends_in_the_safe_line(kb_dir: Path,
+                                                                                                 llm_server: FakeOpenAI) -> None:
+    """A remark the room does not understand gets nothing, a friendly one is thanked; a comment whose model answer is
+    withheld whole (invented instalments) gets the safe line, never a chit-chat line or silence."""
+    llm_server.script = lambda req: ["支持花呗分期免息。"]
+    brain = Brain("core-friendly", _llm_cfg(kb_dir, llm_server), MOD)
+    await brain.start()
+    try:
+        assert await _say(brain, _line("今天下雨了", user="小明", tkind="comment")) == []
+        assert "小明" in "".join(s.text for s in await _say(brain, _line("主播讲得真好", user="小明", tkind="comment")))
+        out = await _say(brain, _line("分期", user="小明", tkind="comment"))
+        assert [s.text for s in out] == [brain.cfg.guard.safe_line] and out[0].dropped
+    finally:
+        await brain.close()
