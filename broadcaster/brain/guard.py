@@ -244,6 +244,8 @@ _GUARANTEE_WORD = re.compile(r"^(?:保证|担保|承诺|包你|包您|包大家)
 _NUMERAL_START = re.compile(rf"[{_CN_NUM}\d]")
 # Giving it as a present is a use, not a gift promised (适合送礼, 送长辈很合适, 送人自用都合适).
 _GIFTING_USE = re.compile(r"送(?:礼(?![盒品物包券卡袋])|人|长辈|朋友|女朋友|男朋友|女友|男友|爸妈|父母|老师|客户|领导|家人|亲友)|送给(?:长辈|朋友|家人|父母|爸妈|客户)")
+_SAVING = re.compile(r"便宜|省|少花|少了|差价|差了|相差|贵了|多花|优惠了|减了|节省|实惠|划算|比.{0,6}(?:少|低)")
+_PER_PIECE = re.compile(r"(?<![结组综适])合(?!适|作|同|格|计)|平均|均价|相当于|算下来|折合|摊下来")  # not "一罐只要…": misleading
 _REFUSED = re.compile(r"(?:不|没|没有|无法|不能|不会|不可以|不支持|不提供|暂不|暂时不|并不|并没有|不是|不再|别)"
                       r"(?:再|给|能|会|支持|提供|做|搞|参加|参与|发)?\s*$")
 _FRAME_EVIDENCE = {label: [(re.compile(a), re.compile(b)) for a, b in pairs] for label, pairs in FRAME_EVIDENCE.items()}
@@ -560,6 +562,13 @@ class GroundingGuard:
         for t in self.texts:
             for f in figures(t):
                 self.allowed.append((round(f.value, 4), f.unit))
+        # Prices the passages state, and what they make: savings (a−b, k·a−b) and averages per piece (a÷k).
+        self._money = sorted({v for v, u in self.allowed if u == "元" and v > 0})
+        pairs = [(a, b) for a in self._money for b in self._money if a != b]
+        self._money_derived = (
+            {round(k * a - b, 2) for a, b in pairs for k in range(1, 6) if k * a - b > 0} | {round(a - b, 2) for a, b in pairs if a > b},
+            {round(a / k, 2) for a in self._money for k in range(2, 6)},
+        )
         self.rules = [normalize(r) for r in prompt_rules if len(r.strip()) >= 10]
         # The persona line is a self-introduction when paraphrased; the other rules are not for the air.
         self._rule_grams = [_bigrams(r) for r in self.rules[1:]]
@@ -600,9 +609,9 @@ class GroundingGuard:
         if not verdict.ok:
             return verdict
         if self.grounding:
-            said = [(_cjk_bigrams(c), figures(c)) for c in _CLAUSE_CUT.split(_numeric_text(sentence))]
-            for grams, f in ((g, f) for g, fs in said for f in fs):
-                if f.significant and not self._grounded(f, grams):
+            said = [(c, _cjk_bigrams(c), figures(c)) for c in _CLAUSE_CUT.split(_numeric_text(sentence))]
+            for clause, grams, f in ((c, g, f) for c, g, fs in said for f in fs):
+                if f.significant and not self._grounded(f, grams) and not self._derived(f, clause):
                     unit = f" {f.unit}" if f.unit else ""
                     return GuardVerdict(False, f"ungrounded number {f.text.strip()}{unit} (not in passages/persona facts)")
         if self.promises:
@@ -691,6 +700,17 @@ class GroundingGuard:
             if not f.unit or _same_unit(f.unit, unit) or (f.unit.startswith("count:") and not unit):
                 return True
         return False
+
+    def _derived(self, f: Figure, clause: str) -> bool:
+        """A sum the passages' prices make, said with what it is: a saving ("比单买便宜10元": 2×99−188) or an average
+        per piece ("合94元一罐": 188÷2). Without such words a figure is not derived: an invented price that happens to
+        equal a difference is still withheld, and a total is never derived ("两罐198元" when the two-can pack is 188元)."""
+        if f.unit != "元" or not self._money:
+            return False
+        v = round(f.value, 2)
+        if _SAVING.search(clause) and v in self._money_derived[0]:
+            return True
+        return bool(_PER_PIECE.search(clause)) and v in self._money_derived[1]
 
     def _promise_grounded(self, label: str, rx: re.Pattern[str], sentence: str) -> bool:
         if label == "买赠" and not rx.search(self._named):

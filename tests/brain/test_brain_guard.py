@@ -372,3 +372,11 @@ def test_everything_free_is_a_promise_even_where_the_kb_has_a_gift(sentence: str
     kb = ["每罐附赠一个竹制茶匙，赠完即止。"]
     v = GroundingGuard(kb, RULES, facts=kb).check(sentence)
     assert not v.ok and "全场免费" in v.reason, v
+
+
+@pytest.mark.parametrize(("sentence", "ok"), [("两罐装比单买两罐便宜10元。", True), ("比日常价便宜29元。", True), ("两罐装合94元一罐。", True),
+                                              ("今天只要29元。", False), ("一罐只要94元。", False), ("两罐198元。", False),
+                                              ("比日常价省了39元。", False)])
+def test_a_saving_or_an_average_the_kbs_prices_make_is_grounded(sentence: str, ok: bool) -> None:
+    g = GroundingGuard(["云雾绿茶日常价128元，直播间到手价99元一罐，两罐装188元。"], RULES)
+    assert g.check(sentence).ok is ok, g.check(sentence)
