@@ -194,7 +194,8 @@ def test_a_figure_with_the_kbs_own_label_is_grounded_anywhere_in_the_kb() -> Non
     assert not GroundingGuard(["产地: 浙江丽水。"], RULES).check("日常价128元。").ok  # without the KB: ungrounded
 
 
-@pytest.mark.parametrize("sentence", ["今天下单明天就能到。", "三天内送到。", "支持货到付款。", "可以先用后付。", "收到再付款就行。"])
+@pytest.mark.parametrize("sentence", ["今天下单明天就能到。", "三天内送到。", "支持货到付款。", "可以先用后付。", "收到再付款就行。",
+                                      "当天就能发。", "马上就给您发出。"])
 def test_delivery_time_and_payment_terms_are_promises(sentence: str) -> None:
     assert not GroundingGuard(["全国包邮，付款后24小时内发货，默认圆通快递。"], RULES).check(sentence).ok, sentence
 
