@@ -521,6 +521,11 @@ def kb_answer(question: str, faq: FaqMatch | None, relevant: Sequence[Hit]) -> t
     entry that does not say what every slot of the question asks ("原价多少" → an entry without the list price,
     "换货运费谁出" → one without the postage) or not in the unit asked ("几天能到" → "48小时内发货") gives way to the
     passage sentences that do ("一般两到四天送达"), when there are. ("", "") when the KB has no answer."""
+    text, pid = _kb_answer(question, faq, relevant)
+    return _and_the_other_slot(question, text, relevant), pid
+
+
+def _kb_answer(question: str, faq: FaqMatch | None, relevant: Sequence[Hit]) -> tuple[str, str]:
     units, wanted = asked_units(question), slots(question)
 
     def answers(text: str) -> bool:  # says what every slot asks, in the unit asked
@@ -533,3 +538,24 @@ def kb_answer(question: str, faq: FaqMatch | None, relevant: Sequence[Hit]) -> t
         if faq is None or answers(text):
             return text, relevant[0].passage.id
     return (faq.answer, faq.passage_id) if faq is not None else ("", "")
+
+
+def _and_the_other_slot(question: str, text: str, relevant: Sequence[Hit]) -> str:
+    """Two questions in one comment ("包邮吗，什么时候发货"): when the answer says what one slot asks and not the
+    other, a relevant passage's first sentence that does is added (one, so the answer stays short)."""
+    wanted = slots(question)
+    if not text or len(wanted) < 2:
+        return text
+    missing = sorted(s for s in wanted if not evidence(s, text))
+    if not missing or len(missing) == len(wanted):
+        return text
+    said = normalize(text)
+    for h in relevant:
+        t = h.passage.text
+        lines = [t.split("\n答：", 1)[1]] if "\n答：" in t else body(h.passage).splitlines()  # an FAQ's answer only
+        for line in lines:
+            for sentence in split_sentences(line, max_chars=80):
+                if evidence(missing[0], sentence) and normalize(sentence).rstrip("。") not in said:
+                    sentence = sentence.strip()
+                    return text + (sentence if sentence[-1] in "。！？!?.;；" else sentence + "。")
+    return text

@@ -232,3 +232,11 @@ def test_a_price_said_to_be_checked_asks_the_price() -> None:
     for q in ("听说拍两罐是158对吧", "是不是只要69", "今天是9块9吗", "两罐188吗"):
         assert "price" in slots(q), q
     assert "price" not in slots("一罐250克吗") and "price" not in slots("泡3次吗")
+
+
+def test_two_questions_in_one_comment_get_both_answers(kb_dir: Path) -> None:
+    both = _answer(kb_dir, "包邮吗什么时候发货")  # two FAQ entries: shipping's answer, then postage's
+    assert "48小时" in both and "包邮" in both and "问：" not in both
+    tea = _answer(TEA_KB, "怎么泡，保质期多久")
+    assert "80度" in tea and "18个月" in tea
+    assert _answer(TEA_KB, "保质期多久") == "保质期18个月，开封后建议两个月内喝完。"  # one question: one answer
