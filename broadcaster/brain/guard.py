@@ -218,6 +218,11 @@ FRAME_PROMISES: tuple[tuple[str, str], ...] = (
     # where and how it was grown or made, said only in the KB's words (明前头采, 国宴用茶, 古树, 零农药残留)
     ("品质来历", r"明前|雨前|头采|头茬|国宴|贡茶|贡品|正宗|纯正|原生态|古树|老树|核心产区|零农药|无污染|非转基因|纯手工|手工(?:炒|制|采)|"
                r"野生|特级原料|原叶|原浆|进口(?:原料)?|大牌|名牌|代工|同厂|同源"),
+    # how long it lasts and what it never does (摔不坏, 永不生锈, 不起球, 不掉色): only what the KB says it does not do
+    ("耐用承诺", r"摔不(?:坏|烂|碎|破)|用一辈子|用到老|永不(?:生锈|褪色|掉色|变形|坏|磨损)|不会?(?:生锈|掉漆|变形|起球|缩水|掉色|褪色|掉毛|起皱|开线|漏水)|"
+               r"耐摔|防摔|抗摔"),
+    # a grade of material no KB names (食品级, 医用级, 母婴级): provenance in the KB's words only
+    ("品质来历", r"(?:食品|医用|医疗|母婴|军工|航天|航空|军用|实验室|欧盟|美国FDA|FDA)级|无毒无害|无毒|零甲醛|无甲醛|不含双酚A|无双酚A"),
     # a health or body effect in any words (提神醒脑, 长高, 睡得香, 皮肤变好): a food's answer may claim none the KB lacks
     ("功效", r"提神|醒脑|长高|长个|增高|助消化|消食|去火|降火|清热|解毒|润肺|止咳|明目|抗氧化|抗衰老|延缓衰老|祛湿|补(?:钙|铁|血|气|肾)|"
             r"壮阳|缓解|调理|改善(?!包装)|预防|睡得(?:香|好|着|踏实)|皮肤(?:变)?(?:好|白|嫩|亮|细)|变(?:白|瘦|年轻)|年轻十岁|通便|利尿"),
@@ -241,7 +246,7 @@ FRAME_EVIDENCE: dict[str, tuple[tuple[str, str], ...]] = {
     "免费": ((r"运费|邮费|快递费|寄费|包邮", r"包邮|免运费|免邮|运费由.{0,6}承担"),
              (r"送|赠|茶匙|赠品|礼", r"赠送|附赠|免费送|赠品|加送|送")),
 }
-_EXACT_FRAMES = frozenset({"品质来历"})  # each phrase the sentence says must be the KB's own
+_EXACT_FRAMES = frozenset({"品质来历", "耐用承诺"})  # each phrase the sentence says must be the KB's own
 _GUARANTEE_WORD = re.compile(r"^(?:保证|担保|承诺|包你|包您|包大家)(?:是|能|会|都|让|给|你|您|大家)*")
 _NUMERAL_START = re.compile(rf"[{_CN_NUM}\d]")
 # Giving it as a present is a use, not a gift promised (适合送礼, 送长辈很合适, 送人自用都合适).

@@ -381,3 +381,10 @@ def test_everything_free_is_a_promise_even_where_the_kb_has_a_gift(sentence: str
 def test_a_saving_or_an_average_the_kbs_prices_make_is_grounded(sentence: str, ok: bool) -> None:
     g = GroundingGuard(["云雾绿茶日常价128元，直播间到手价99元一罐，两罐装188元。"], RULES)
     assert g.check(sentence).ok is ok, g.check(sentence)
+
+
+@pytest.mark.parametrize(("sentence", "ok"), [("摔不坏。", False), ("永不生锈。", False), ("食品级不锈钢。", False), ("无毒无害。", False),
+                                              ("不起球。", False), ("基本不缩水。", True), ("带防漏硅胶圈。", True), ("内胆是316不锈钢。", True)])
+def test_durability_and_material_grades_need_the_kbs_words(sentence: str, ok: bool) -> None:
+    kb = ["材质：内胆316不锈钢，杯盖带防漏硅胶圈。", "面料经过预缩处理，按洗涤建议洗基本不缩水。"]
+    assert GroundingGuard(kb, RULES, facts=kb).check(sentence).ok is ok, GroundingGuard(kb, RULES, facts=kb).check(sentence)
