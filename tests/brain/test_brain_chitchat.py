@@ -1,0 +1,61 @@
+"""A comment the shop has no answer for is thanked only when it reads as friendly; the rest get no line at all."""
+
+from __future__ import annotations
+
+import pytest
+
+from broadcaster.brain import Brain
+from broadcaster.brain.chitchat import Friendly
+from broadcaster.brain.config import BrainConfig, ModerationConfig
+from broadcaster.director.triage import TriagedLine
+from broadcaster.lines import LineKind, LineSource
+from danmaku.event import Event, EventKind, User
+
+FRIENDLY = ["主播好！", "晚上好呀", "hi 主播", "讲得真好", "这个颜色好看", "上回买的喝完了，回购！", "刚下单了",
+            "哈哈哈主播太逗了", "👍👍", "支持支持", "第一次来，多多关照", "生日快乐到我自己", "this is so good"]
+NOT_FRIENDLY = ["肥猪滚下去", "坐等你们店倒闭", "我不喜欢这个主播", "高端外围，全国可飞", "shit主播", "精神病吧",
+                "卡了卡了，画面不动了", "今天下雨了", "谁信你", "goodbye"]
+
+
+@pytest.mark.parametrize("text", FRIENDLY)
+def test_greetings_praise_thanks_and_purchases_are_friendly(text: str) -> None:
+    assert Friendly()(text)
+
+
+@pytest.mark.parametrize("text", NOT_FRIENDLY)
+def test_insults_offers_complaints_and_plain_statements_are_not(text: str) -> None:
+    assert not Friendly()(text)
+
+
+def test_a_room_adds_its_fans_words() -> None:
+    assert not Friendly()("awsl")
+    assert Friendly(["awsl", "鹿鹿"])("awsl awsl") and Friendly(["鹿鹿"])("鹿鹿冲")
+
+
+def _line(text: str, n: int) -> TriagedLine:
+    ev = Event("test", "r", EventKind.COMMENT, User("u1", "小鹿"), text, 0)
+    return TriagedLine(id=n, text=text, source=LineSource.ANSWER, event=ev, kind=LineKind.COMMENT, names=("小鹿",))
+
+
+async def _said(brain: Brain, text: str, n: int) -> str:
+    return "".join(s.text for s in [s async for s in brain.answer(_line(text, n))])
+
+
+async def test_the_brain_thanks_a_friendly_comment_and_says_nothing_to_one_it_does_not_understand() -> None:
+    brain = Brain("r", BrainConfig(), ModerationConfig())
+    await brain.start()
+    try:
+        assert "小鹿" in await _said(brain, "主播好！", 1)
+        assert await _said(brain, "高端外围，全国可飞", 2) == ""
+        assert await _said(brain, "今天下雨了", 3) == ""
+    finally:
+        await brain.close()
+
+
+async def test_chit_chat_all_thanks_every_comment() -> None:
+    brain = Brain("r", BrainConfig(chit_chat="all"), ModerationConfig())
+    await brain.start()
+    try:
+        assert "小鹿" in await _said(brain, "今天下雨了", 1)
+    finally:
+        await brain.close()
