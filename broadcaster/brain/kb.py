@@ -9,6 +9,9 @@ Retrieval is BM25 (k1=1.5, b=0.75) with an inverted index, so a query costs time
 the postings of its terms rather than to the number of passages. Optionally a dense index (a local
 sentence-transformers style model) is fused with BM25 by reciprocal rank. `KnowledgeBase` rebuilds
 itself in a worker thread when the files change.
+
+Without a model, `kb_answer` answers from the FAQ entry meant or the best relevant passage, preferring what says
+what each slot of the question asks, in the unit asked, and adds the other slot's sentence when a comment asks two.
 """
 
 from __future__ import annotations
