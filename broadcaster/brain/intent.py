@@ -57,7 +57,8 @@ SLOTS: dict[str, tuple[str, str]] = {
                    r"能放多长时间|能存多长|能保存多|放久了|多久会坏|会不会坏|会坏吗|放坏|变质|开封后|"
                    # the state it must keep (放多久不坏, 多久不变味): the slot's own words, not a topic
                    r"不会?坏|坏掉|不会?变质|不会?过期|不会?变味|不会?走味|不会?发霉", r"保质期|个月|喝完|过期"),
-    "storage": (r"怎么保存|怎么存|储存|存放(?!多)|^保存$|保存(?:方法|方式|条件|环境)|冷藏|冰箱|受潮|保存方法|怎么放|放哪|放在哪|怎么收藏|防潮", r"密封|冷藏|储存|存放|避光"),
+    "storage": (r"怎么保存|怎么存|储存|存放(?!多)|^保存$|保存(?:方法|方式|条件|环境)|冷藏|冷冻|冰箱|常温|受潮|保存方法|怎么放|放哪|放在哪|怎么收藏|防潮",
+                r"密封|冷藏|冷冻|储存|存放|避光|保存|常温|阴凉|干燥"),
     "origin": (r"产地|哪里产|哪产|哪里的|哪儿的|产自|哪里生产|哪个地方|哪的|原产|出自|哪里出|哪里种|哪种的|哪个省|哪座山|"
                r"哪(?:个|座|片)?(?:山|省|市|县|国家|产区)|madein|wherefrom|origin", r"产"),
     "weight": (r"多重|重多少|有多重|(?<![放用加投搁])几克|(?<![放用加投搁])多少克|重量|重不重|沉不沉|多沉|沉吗|重吗|轻不轻|轻吗|weight|howheavy|净含量|净重|毛重|克重|多少斤|几斤|分量|多少量|多少g|几g|几两", r"克|斤|重|净含量"),
@@ -77,8 +78,11 @@ SLOTS: dict[str, tuple[str, str]] = {
     "color": (r"颜色|colou?r|什么色|几种色|几个色|[红橙黄绿青蓝紫粉黑白灰棕金银米咖]色|[红黄绿蓝紫粉黑白灰]的(?:有|还有)|配色", r"色|[红黄绿蓝紫粉黑白灰]"),
     # how it tastes, how good it is, whether it is genuine, what it does, how to pay: a bare topic word is a question
     # too in live chat ("口感", "正品", "分期")
-    "taste": (r"口味|口感|味道|好不好喝|好喝吗|好喝不|苦不苦|苦吗|涩不涩|甜不甜|香不香|浓不浓|淡不淡|什么味|啥味|好吃吗|好不好吃",
-              r"口感|口味|味|香|甜|苦|涩|回甘|清爽|醇"),
+    "taste": (r"口味|口感|味道|好不好喝|好喝吗|好喝不|([酸甜苦辣麻咸香脆软硬浓淡涩])不\1|[酸甜苦辣麻咸脆涩]吗|什么味|啥味|好吃吗|好不好吃",
+              r"口感|口味|味|香|甜|苦|涩|回甘|清爽|醇|辣|麻|咸|酸|脆|软|嫩"),
+    # what is in it (配料, 有防腐剂吗, 含糖吗)
+    "ingredients": (r"配料|成分|添加剂|防腐剂|含糖|含不含|有没有添加|原料|添加了?什么|糖分|有糖|含(?:盐|油|奶|麸质|酒精)",
+                    r"配料|成分|添加|原料|糖|盐|防腐"),
     "quality": (r"^(?:品质|质量|做工|品牌|用料)(?:怎么样|如何|咋样|好吗|好不好)?$|质量(?:怎么样|如何|咋样|好吗|好不好)|品质(?:怎么样|如何)|"
                 r"做工(?:怎么样|如何)|什么牌子|哪个牌子|品牌是",
                 r"品质|质量|做工|品牌|等级|特级|材质"),
@@ -119,8 +123,8 @@ _QUESTION_WORDS = re.compile(
 # Words added to a question for retrieval, so "什么时候发" finds the passage that says 发货.
 SLOT_TERMS: dict[str, str] = {
     "price": "价格 价 元", "postage": "包邮 运费", "shipping": "发货 快递", "returns": "退换货 退货", "howto": "冲泡 水温 用法",
-    "shelf_life": "保质期", "storage": "储存 密封 存放", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
-    "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "taste": "口感 味道", "quality": "品质 质量",
+    "shelf_life": "保质期", "storage": "储存 密封 存放 保存 常温", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
+    "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "taste": "口感 味道 口味", "ingredients": "配料 成分", "quality": "品质 质量",
     "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级",
     "material": "材质 材料 包装 面料",  # only the words the KB uses are added (see KnowledgeBase.retrieve_sync)
 }

@@ -240,3 +240,14 @@ def test_two_questions_in_one_comment_get_both_answers(kb_dir: Path) -> None:
     tea = _answer(TEA_KB, "怎么泡，保质期多久")
     assert "80度" in tea and "18个月" in tea
     assert _answer(TEA_KB, "保质期多久") == "保质期18个月，开封后建议两个月内喝完。"  # one question: one answer
+
+
+def test_a_food_rooms_questions_find_their_slots(tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    root.mkdir()
+    (root / "product.yaml").write_text(
+        "name: 麻辣牛肉干\n规格: 每袋100克，一箱20袋\n价格:\n  单袋: 29.9元\n  整箱: 520元\n"
+        "配料: 牛肉、食用盐、辣椒、花椒、白砂糖，不添加防腐剂\n口味: 微辣，偏麻\n保质期: 9个月，常温保存，开袋后尽快食用\n", encoding="utf-8")
+    for q, want in [("含糖吗", "白砂糖"), ("有防腐剂吗", "防腐剂"), ("麻不麻", "偏麻"), ("要冷藏吗", "常温"), ("一箱几袋", "20袋"),
+                    ("一袋几克", "100克"), ("整箱怎么卖", "520元")]:
+        assert want in _answer(root, q), (q, _answer(root, q))
