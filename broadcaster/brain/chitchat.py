@@ -31,23 +31,27 @@ _WORDS = (
     "好喝", "好用", "好吃", "推荐", "想要", "想买", "要了", "买了", "买过", "买一罐", "来一罐", "带一罐", "加一罐", "再来",
     "下单", "拍了", "已拍", "拍下", "先拍", "入手", "回购", "回头客", "老顾客", "收到了", "到货", "囤",
     "加购", "购物车", "付款", "抢到", "来抢", "想喝", "馋", "期待", "试试", "犒劳", "送我", "给我妈", "给我爸",
-    "走一波", "关注了", "点点关注", "粉丝团", "灯牌", "慕名", "找过来",
+    "走一波", "关注了", "点点关注", "粉丝团", "灯牌", "慕名", "找过来", "上链接", "淘到", "不踩雷", "物超所值", "超值", "值了",
+    "冲鸭", "冲冲", "们冲", "谁懂", "香味", "茶香", "就香", "香多了", "这个香",
     # thanks and laughter
     "谢谢", "感谢", "多谢", "辛苦", "点赞", "哈哈", "嘿嘿", "笑死", "hhh",
 )
 _EMOJI = "👍👏🎉❤💕💖💗💓😍🥰😘🌹🌸💐✨🙏😄😁😊☺😆🤩🫶💪🍵"
-_NEGATION = "不没别非勿莫"
+# 别 negates (别买) except inside a word (特别, 区别, 分别, 性别, 级别 …).
+_NEGATED = r"(?<![不没非勿莫])(?<!(?<![特区分性级告类个差识])别)"
 
 
 def _pattern(words: Iterable[str]) -> re.Pattern[str]:
-    # Latin words stand alone ("hi" is not in "shit"); Chinese ones may not follow a negation.
+    # Latin words stand alone ("hi" is not in "shit"); Chinese ones may not follow a negation. Matched on the text
+    # as typed and without its spaces ("主 播 讲 得 好").
     words = {w.lower() for w in words if w}
     latin = "|".join(re.escape(w) for w in sorted((w for w in words if w.isascii()), key=len, reverse=True))
     cjk = "|".join(re.escape(w) for w in sorted((w for w in words if not w.isascii()), key=len, reverse=True))
-    return re.compile(rf"(?<![{_NEGATION}])(?:{cjk})|(?<![a-z0-9])(?:{latin})(?![a-z])|[{_EMOJI}]")
+    return re.compile(rf"{_NEGATED}(?:{cjk})|(?<![a-z0-9])(?:{latin})(?![a-z])|[{_EMOJI}]")
 
 
 _FRIENDLY = _pattern(_WORDS)
+_SPACES = re.compile(r"\s+")
 
 
 class Friendly:
@@ -59,4 +63,5 @@ class Friendly:
         self._re = _pattern((*_WORDS, *extra)) if extra else _FRIENDLY
 
     def __call__(self, text: str) -> bool:
-        return self._re.search(text.lower()) is not None
+        low = text.lower()
+        return self._re.search(low) is not None or self._re.search(_SPACES.sub("", low)) is not None
