@@ -65,3 +65,18 @@ class Friendly:
     def __call__(self, text: str) -> bool:
         low = text.lower()
         return self._re.search(low) is not None or self._re.search(_SPACES.sub("", low)) is not None
+
+
+# A viewer with a problem (the stream stalls, an order has not come, a tin arrived dented) is not thanked and not
+# ignored: the room's fallback line ("这个问题我先记下来…") says it was heard, quoting nothing.
+_PROBLEM = re.compile(
+    r"卡了|卡住|卡死|好卡|很卡|不动了|掉线|黑屏|花屏|没声音|没有声音|声音小|听不清|没听清|看不清|看不到|刷不出|找不到|进不去|"
+    r"没收到|还没收到|没发货|还没发|还没到|没到货|物流不动|不更新|不回|没人回|没回复|联系不上|"
+    r"坏了|瘪了|破了|漏了|碎了|裂了|受潮|发霉|少发|漏发|发错|错发|少了一|扣款了|扣了钱|付不了|付款失败|拍不了|下不了单|"
+    r"失望|不满意|投诉|差评|退不了|没退|急死|着急"
+)
+
+
+def problem(text: str) -> bool:
+    """Whether a remark reports a problem the room should acknowledge (see _PROBLEM)."""
+    return _PROBLEM.search(_SPACES.sub("", text)) is not None

@@ -37,7 +37,7 @@ import numpy as np
 import yaml
 
 from broadcaster import metrics
-from broadcaster.brain.chitchat import Friendly
+from broadcaster.brain.chitchat import Friendly, problem
 from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict, warm_guard
 from broadcaster.brain.intent import FaqMatcher, is_question, slots
@@ -373,15 +373,17 @@ class Brain:
             yield out
 
     def _fallback(self, ans: _Answer) -> Sentence | None:
-        """The room's fallback line; for a comment, a chit-chat line, only if it reads as friendly (brain.chit_chat:
-        friendly) — None: a comment the room does not understand scrolls by unanswered, never thanked (one that asks
-        something the KB or a slot knows never gets here: it is answered, or met with the safe line)."""
+        """The room's fallback line; for a comment, a chit-chat line only if it reads as friendly (brain.chit_chat:
+        friendly), the fallback line if it reports a problem (卡了, 没收到, 瘪了) — else None: a comment the room does
+        not understand scrolls by unanswered, never thanked (one that asks something the KB or a slot knows never
+        gets here: it is answered, or met with the safe line)."""
         kind = getattr(ans.line, "kind", "")
         ev = ans.line.event
-        if kind == "comment" and ev is not None and ev.user is not None and self.cfg.chit_chat_lines:
-            if self.cfg.chit_chat == "friendly" and not self._friendly(ans.line.text):
-                return None
+        if kind == "comment" and ev is not None and ev.user is not None and self.cfg.chit_chat_lines and not (
+                self.cfg.chit_chat == "friendly" and not self._friendly(ans.line.text)):
             text = self._rng.choice(self.cfg.chit_chat_lines).format(name=self._safe_name(ev.user.name))
+        elif kind == "comment" and self.cfg.chit_chat == "friendly" and not problem(ans.line.text):
+            return None
         else:
             text = next(self._fallback_cycle)
         return self._emit(ans, text, "fallback", ("moderation: skipped (configured fallback line)",))

@@ -191,18 +191,22 @@ def states_unit(units: frozenset[str], sentence: str) -> bool:
     return bool(units) and any(f.unit in units for f in figures(sentence))
 
 
-# A yes-no or wh- question by its form, however short ("一泡能续几回", "要运费不", "茶匙还有吗"): it asks the shop
-# something even when no slot names it, unlike a remark ("主播好美") that gets a chit-chat line.
+# A yes-no, wh- or either-or question by its form, however short ("一泡能续几回", "要运费不", "茶匙还有吗", "炒的还是蒸的"):
+# it asks the shop something even when no slot names it, unlike a remark ("主播好美"). The director files a chat
+# line as a question or a comment by it; the brain sends a weakly matched question to the model by it.
 _QUESTION_FORM = re.compile(
-    r"[?？]|(?:吗|么|嘛|不|没|没有|呢|几|多少|多久|多大|多重|多长|咋样|如何|怎样|啥|哪|(?:对|是|好|行|可以)吧)[啊呀哦呢]?$|"
-    r"对不对|是吧|对吧|"
-    r"怎么|什么|为什么|为啥|多少|几[个天次回罐盒件克度分号点]|哪[里儿个些款种]|谁|能不能|是不是|有没有|可不可以|会不会|要不要|"
-    r"([\u4e00-\u9fff])不\1"
+    r"[?？]|吗|呢|么|多少|几[个天号点时度克分次回遍岁斤两年月周罐杯盒件种款]|怎么|怎样|如何|什么|哪|为什么|为啥|谁|能不能|"
+    r"可不可以|可以吗|有没有|是不是|要不要|会不会|好不好|对不对|请问|咋|啥|多[大久重长高远宽厚]|([\u4e00-\u9fff])不\1|"
+    r"还是|真的假的|几钿|好多钱|系咪|咩|"
+    r"(?:嘛|不|没|没有|几|(?:对|是|好|行|可以)吧)[啊呀哦呢]?[\s~～!！。.]*$|"
+    r"\b(?:how|what|when|where|why|which|can|does|is there)\b",
+    re.IGNORECASE,
 )
 
 
-def is_question(text: str) -> bool:
-    return bool(_QUESTION_FORM.search(normalize(text).strip()))
+def is_question(text: str, *, normalized: bool = False) -> bool:
+    """Whether a comment is a question by its form; `normalized`: `text` is already textnorm.normalize()d."""
+    return bool(_QUESTION_FORM.search((text if normalized else normalize(text)).strip()))
 
 
 @dataclass(frozen=True, slots=True)

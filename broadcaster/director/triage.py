@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from broadcaster.brain.intent import is_question
 from broadcaster.brain.moderation import Moderator, speakable_name
 from broadcaster.brain.textnorm import clean, normalize, question_key
 from broadcaster.director.config import TriageConfig
@@ -30,12 +31,6 @@ from broadcaster.lines import Line, LineKind, LineSource
 from common.bounded import BoundedDict
 from danmaku.event import MILLI_PER_CNY, Event, EventKind
 
-_QUESTION_RE = re.compile(
-    r"[?？]|吗|呢|么|多少|几[个天号点时度克分次岁斤两年月周罐杯种款]|怎么|怎样|如何|什么|哪|为什么|为啥|能不能|可不可以|可以吗|有没有|是不是|"
-    r"要不要|会不会|好不好|请问|咋|啥|多[大久重长高远宽厚]|(.)不\1|"
-    r"\b(?:how|what|when|where|why|which|can|does|is there)\b",
-    re.IGNORECASE,
-)
 _NOISE_RE = re.compile(r"^(?:\d+|(.)\1*|(.)(.)(?:\2\3)+)$")  # 666, 哈哈哈哈, 2333, 哈哈哈 …
 _CHAT = frozenset({EventKind.COMMENT, EventKind.SUPER_CHAT, EventKind.VOICE})
 SEEN_IDS = 4096  # platform message ids remembered to drop repeats
@@ -217,7 +212,7 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
             return _TOO_SHORT
         if _NOISE_RE.match(key):
             return _NOISE
-        if _QUESTION_RE.search(text):
+        if is_question(text, normalized=True):
             line_kind, priority, deadline_s = LineKind.QUESTION, cfg.priorities.question, cfg.deadlines.question
         elif cfg.answer_chit_chat:
             line_kind, priority, deadline_s = LineKind.COMMENT, cfg.priorities.comment, cfg.deadlines.comment

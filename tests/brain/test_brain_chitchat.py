@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from broadcaster.brain import Brain
-from broadcaster.brain.chitchat import Friendly
+from broadcaster.brain.chitchat import Friendly, problem
 from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.director.triage import TriagedLine
 from broadcaster.lines import LineKind, LineSource
@@ -25,6 +25,12 @@ def test_greetings_praise_thanks_and_purchases_are_friendly(text: str) -> None:
 @pytest.mark.parametrize("text", NOT_FRIENDLY)
 def test_insults_offers_complaints_and_plain_statements_are_not(text: str) -> None:
     assert not Friendly()(text)
+
+
+@pytest.mark.parametrize(("text", "want"), [("卡了卡了，画面不动了", True), ("客服一直不回消息", True),
+                                            ("订单还没发货", True), ("急用钱找我", False), ("今天下雨了", False)])
+def test_problems_are_told_from_remarks(text: str, want: bool) -> None:
+    assert problem(text) is want
 
 
 def test_a_room_adds_its_fans_words() -> None:
@@ -48,6 +54,9 @@ async def test_the_brain_thanks_a_friendly_comment_and_says_nothing_to_one_it_do
         assert "小鹿" in await _said(brain, "主播好！", 1)
         assert await _said(brain, "高端外围，全国可飞", 2) == ""
         assert await _said(brain, "今天下雨了", 3) == ""
+        # A problem is acknowledged with the fallback line (quoting nothing), not thanked and not ignored.
+        said = await _said(brain, "上次收到的罐子瘪了一块，有点失望", 4)
+        assert said in BrainConfig().fallback_lines and "瘪" not in said
     finally:
         await brain.close()
 
