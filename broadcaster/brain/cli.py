@@ -94,7 +94,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_query(args: argparse.Namespace) -> int:
     from broadcaster.brain.intent import FaqMatcher, evidence, retrieval_query, slots
-    from broadcaster.brain.kb import explain_terms, extract_answer
+    from broadcaster.brain.kb import explain_terms, kb_answer
     from broadcaster.brain.sentences import split_sentences
 
     kb, kb_cfg, _ = _room_kb(args)
@@ -102,14 +102,16 @@ def cmd_query(args: argparse.Namespace) -> int:
     hits, relevant = kb.retrieve_sync(args.text, kb_cfg.min_match, args.k)  # as the room retrieves
     took_ms = (time.perf_counter() - t0) * 1000
     query = retrieval_query(args.text)
-    # The room without an LLM: an FAQ entry that means the same first, else the best relevant passage.
+    # The room without an LLM (kb_answer, as the room answers): the FAQ entry meant, unless it does not say what the
+    # question asks and a relevant passage does; else the best relevant passage.
     faq = FaqMatcher(kb.corpus.faq, [p.text for p in kb.passages]).match(args.text)
-    if faq is not None:
-        answer, source = faq.answer, f"FAQ {faq.passage_id} ({faq.question!r}: {faq.why})"
-    elif relevant:
-        answer, source = extract_answer(args.text, relevant[0]), f"passage {relevant[0].passage.id}"
+    answer, pid = kb_answer(args.text, faq, relevant)
+    if not answer:
+        source = ""
+    elif faq is not None and pid == faq.passage_id and answer.startswith(faq.answer):
+        source = f"FAQ {faq.passage_id} ({faq.question!r}: {faq.why})"
     else:
-        answer, source = "", ""
+        source = f"passage {pid}" + (f" (the FAQ entry {faq.passage_id} does not say what is asked)" if faq else "")
     wanted = sorted(slots(args.text))
     explain = {
         "slots": wanted,

@@ -84,3 +84,27 @@ def test_kb_query_explain_says_why(tea_config: Path, capsys) -> None:
     res = json.loads(capsys.readouterr().out)
     assert res["explain"]["slots"] == ["price"] and "99元" in res["answer"]
     assert res["explain"]["sentences"][0]["answers_slot"] == ["price"]
+
+
+@pytest.mark.parametrize("question", ["几天能到", "多少钱", "能保温多久", "可以开发票吗", "有什么颜色", "包邮吗什么时候发货"])
+async def test_kb_query_answers_what_the_room_says_without_a_model(config: Path, question: str, capsys) -> None:
+    """The operator's tool and the room agree: `kb query`'s answer is the one the room's brain (no LLM) speaks."""
+    from broadcaster.brain import Brain
+    from broadcaster.config import load_config
+    from broadcaster.director.triage import TriagedLine
+    from broadcaster.lines import LineKind, LineSource
+    from danmaku.event import Event, EventKind, User
+
+    assert _run(["kb", "query", "-c", str(config), "demo", question, "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)["answer"]
+    room = load_config(config).room("demo")
+    brain = Brain("demo", room.brain.model_copy(update={"cache": room.brain.cache.model_copy(update={"enabled": False})}),
+                  room.moderation)
+    await brain.start()
+    try:
+        ev = Event("test", "demo", EventKind.COMMENT, User("u", "小鹿"), question, 0)
+        line = TriagedLine(id=1, text=question, source=LineSource.ANSWER, event=ev, kind=LineKind.QUESTION)
+        spoken = "".join(s.text for s in [s async for s in brain.answer(line)])
+    finally:
+        await brain.close()
+    assert answer and spoken.startswith(answer.rstrip("。")), (answer, spoken)
