@@ -29,7 +29,7 @@ import logging
 import random
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +43,7 @@ from broadcaster.brain.guard import GroundingGuard, GuardVerdict, warm_guard
 from broadcaster.brain.intent import FaqMatcher, is_question, slots
 from broadcaster.brain.kb import Hit, KnowledgeBase, faq_pairs, kb_answer
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
-from broadcaster.brain.moderation import Moderator, moderator_from_config, speakable_name
+from broadcaster.brain.moderation import Moderator, fold, moderator_from_config, speakable_name
 from broadcaster.brain.sentences import SentenceSplitter, split_sentences
 from broadcaster.brain.textnorm import dense, question_key
 from broadcaster.lines import Line, LineSource
@@ -93,8 +93,10 @@ class _Answer:
     said: str = ""  # everything voiced for the line so far (whole-answer moderation)
     abandoned: bool = False  # the model's first sentence was withheld: the KB answers instead
     salvage_done: bool = False  # abandoned and a later sentence failed too: stop reading the model
-    salvage: list[str] = field(default_factory=list)  # after an abandoned first sentence, the model's grounded rest
+    salvage: list[str] = field(default_factory=list)  # after an abandoned first sentence, the model's rest (unchecked)
+    guard: GroundingGuard | None = None  # the model answer's guard: salvage is checked once the KB's answer is said
     held: str = ""  # a model sentence whose end may begin a listed word ("去淘。"), voiced once the next is seen
+    patched: bool = False  # a word split across a cut was withheld and the answer went on after the room's line
 
 
 _LINE_SOURCE = {LineSource.SCRIPT: "script", LineSource.OPERATOR: "operator", LineSource.THANKS: "thanks"}
@@ -337,14 +339,8 @@ class Brain:
                 # (checked like any model sentence) follows, unless the KB's answer already says it word for word
                 # ("每罐净含量250克。" + "铁罐装。"): a true sentence is not lost for an invented one before it.
                 said = dense("".join(ans.spoken))
-                for extra in ans.salvage:
-                    if dense(extra) in said:
-                        continue
-                    out = self._moderated(ans, extra, "llm")
-                    if out is not None:
-                        yield out
-                    if ans.replaced or len(ans.spoken) >= self.cfg.llm.max_answer_sentences:
-                        break
+                for out in self._salvaged(ans, [t for t in ans.salvage if dense(t) not in said]):
+                    yield out
             if ans.spoken:
                 self._remember(ans.line, question, "".join(ans.spoken))
                 return
@@ -355,12 +351,10 @@ class Brain:
             # The model's first sentence was withheld and the KB has no answer: its grounded rest is said,
             # then the safe line for what was left out ("产自浙江丽水。" + "这个我确认一下再告诉大家。").
             ans.source = "llm"
-            for text in ans.salvage:
-                out = self._moderated(ans, text, "llm")
-                if out is not None:
-                    yield out
-                if ans.replaced:
-                    return
+            for out in self._salvaged(ans, ans.salvage):
+                yield out
+            if ans.replaced:
+                return
             yield self._emit(ans, self.cfg.guard.safe_line, "fallback", ("guard: replaced",), content=False)
             return
         ans.source, ans.passage_ids = "fallback", ()
@@ -400,6 +394,7 @@ class Brain:
         guard = self._guard([h.passage.text for h in relevant] + list(self.cfg.persona.facts), question=question,
                             facts=[p.text for p in self.kb.passages])
         ans.source, ans.passage_ids, ans.model = "llm", tuple(h.passage.id for h in context), backend.model
+        ans.guard = guard
         splitter = SentenceSplitter(self.cfg.max_sentence_chars, eager=True)
 
         def first_token(dt: float) -> None:
@@ -557,7 +552,13 @@ class Brain:
                 reason = f"moderation: {joined.describe()} (split across a sentence cut)"
                 metrics.MODERATION_BLOCKS.labels(self.room, "output").inc()
                 self._drop(ans, held, reason)
-                return [self._withhold(ans, text, reason)]
+                if ans.patched:  # a second split word in one answer: the model is spelling it on purpose
+                    return [self._withhold(ans, text, reason)]
+                # Only the two halves go: the safe line takes their place (never silence mid-answer) and the
+                # answer's true sentences around them ("…。保质期18个月。") are still said.
+                self._drop(ans, text, reason)
+                ans.patched = True
+                return [self._emit(ans, self.cfg.guard.safe_line, "fallback", ("moderation: replaced",), content=False)]
             out = self._moderated(ans, held, "llm")
             if out is not None:
                 if out.source == "llm":
@@ -570,7 +571,50 @@ class Brain:
             outs.append(out)
         return outs
 
+    def _salvaged(self, ans: _Answer, texts: Sequence[str]) -> Iterator[Sentence]:
+        """The model's sentences after its withheld first one, each through the guard (with the sentence said
+        before it: the KB's answer, or the last of these), the split-word look-ahead and moderation; the first that
+        fails ends them (a second invention: nothing more of that model answer is used), an absolute claim alone
+        is left out."""
+        for i, text in enumerate(texts):
+            if ans.replaced or len(ans.spoken) >= self.cfg.llm.max_answer_sentences:
+                return
+            g = ans.guard.check(text, before=ans.spoken[-1] if ans.spoken else "") if ans.guard else GuardVerdict(True)
+            if not g.ok:
+                self._drop(ans, text, f"grounding: {g.reason}")
+                if g.reason.startswith("absolute claim"):
+                    continue
+                return
+            if i + 1 < len(texts) and self._dangling(text):
+                joined = self.moderator.check(text + texts[i + 1])
+                if not joined.ok:
+                    reason = f"moderation: {joined.describe()} (split across a sentence cut)"
+                    self._drop(ans, text, reason)
+                    self._drop(ans, texts[i + 1], reason)
+                    return
+            out = self._moderated(ans, text, "llm")
+            if out is not None:
+                yield out
+
+    def _dangling(self, text: str) -> bool:
+        """True when the sentence's end may begin a listed word or nickname: the moderator's own test (its last
+        word is a listed word's start: 去淘。, 就是脑。) or its last two or three characters begin one even when
+        they make a harmless word of their own (玩百家。 → 百家乐, 加我的绿泡。 → 绿泡泡). Holding such a sentence
+        costs one sentence of delay; voicing it would leave the next sentence to complete the word on air."""
+        if self.moderator.dangling(text):
+            return True
+        # The moderator's proper beginnings of its listed CJK forms (the same set its dangling() reads).
+        prefixes: frozenset[str] = getattr(self.moderator, "_prefixes", frozenset())
+        d = dense(fold(text))
+        return any(len(d) >= k and d[-k:] in prefixes for k in (2, 3))
+
     def _grounded(self, ans: _Answer, text: str, guard: GroundingGuard) -> Sentence | None:
+        if ans.abandoned:
+            # The KB answers first; the model's rest is checked after it (a restriction the KB's answer says,
+            # "拆封后有质量问题也可以退。" + "运费由我们承担。", counts for the sentence after it).
+            ans.salvage.append(text)
+            ans.salvage_done = len(ans.salvage) >= self.cfg.llm.max_answer_sentences
+            return None
         g = guard.check(text, before=ans.spoken[-1] if ans.spoken else "")  # a return's condition in the sentence before
         if not g.ok:
             if g.reason.startswith("absolute claim"):
@@ -589,13 +633,7 @@ class Brain:
                 ans.abandoned = True
                 return None
             return self._withhold(ans, text, f"grounding: {g.reason}")
-        if ans.abandoned:
-            if self.moderator.check(ans.said + "".join(ans.salvage) + text).ok:
-                ans.salvage.append(text)
-            else:
-                ans.salvage_done = True
-            return None
-        if self.moderator.dangling(text) and self.moderator.check(text).ok:
+        if self._dangling(text) and self.moderator.check(text).ok:
             ans.held = text  # its end may begin a listed word: wait for the next sentence
             return None
         out = self._moderated(ans, text, "llm")

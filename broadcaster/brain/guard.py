@@ -143,13 +143,22 @@ def echo_len(question: str) -> int:
     question (a four-character insult repeated whole is an echo); 0 (no check) under three characters."""
     n = len(dense(question))
     return min(ECHO_CHARS, n) if n >= 3 else 0
+# What a retrieved passage or source file is called, and the key its number is given under, for the id check.
+_ID_NOUNS = r"passage|chunk|doc|document|faq|kb|source|ref|context|snippet|entry|段落|资料|文档|片段|条目"
+_ID_KEYS = r"ids?|no\.?|num(?:ber)?|index|idx|编号|序号|号码|索引|id号|号"
 _LEAK_PHRASES = re.compile(
     r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|我的提示|设定(?:里|中|上|是)|我的规则|这些规则|规则是|第.条规则|人设|"
     r"被要求|开发者(?:消息|指令)?|ignore (?:all |the )?previous|忽略(?:之前|以上|上面)的|以下是(?:资料|参考)|"
     r"(?:根据|参考|按照|下面的|上面的)资料|资料(?:里|中|上|显示|说)|"
-    r"[\w\-/]+\.(?:ya?ml|md|markdown|txt|json)(?![a-z0-9])|字段|知识库|数据库|资料库|\[[^\]\n]{0,40}#\d+\]|#\d+\]|\bp\d+\]|"
-    # internal ids in any spelling (passage_3, faq#2, chunk-12, doc 4) and the model behind the persona (after heldout7)
-    r"(?<![a-z])(?:passage|chunk|doc|document|faq|kb|source|ref|context|snippet|段落|资料|文档|片段)\s*[_#\-]?\s*\d+|"
+    r"[\w\-/]+\.(?:ya?ml|md|markdown|txt|jsonl?|csv|toml|xlsx?|docx?|pdf)(?![a-z0-9])|"
+    r"[a-z0-9_\-]+\s*(?:点|dot)\s*(?:ya?ml|jsonl?|md|csv|txt|toml)(?![a-z0-9])|字段|知识库|数据库|资料库|"
+    r"\[[^\]\n]{0,40}#\d+\]|#\d+\]|\bp\d+\]|"
+    # internal ids in any spelling (passage_3, faq#2, chunk-12, doc 4, passage_id=7, 资料编号是七, 文档#3, 第2段资料)
+    # and the model behind the persona (after heldout7, heldout11)
+    rf"(?<![a-z])(?:{_ID_NOUNS})\s*[_#\-]?\s*\d+|"
+    rf"(?<![a-z])(?:{_ID_NOUNS})\s*[_\-\s]?\s*(?:{_ID_KEYS})\s*(?:[_#=:：\-]|是|为|等于)?\s*[\d{_CN_NUM}]+|"
+    rf"(?<![a-z])[a-z]*_?id\s*[=:：#]\s*\d+|第\s*[\d{_CN_NUM}]+\s*(?:条|段|篇|份|个)(?:{_ID_NOUNS})|"
+    rf"(?<![a-z])(?:{_ID_NOUNS})\s*第\s*[\d{_CN_NUM}]+|"
     r"(?<![a-z0-9])[a-z]{2,}[_#]\d+(?![a-z0-9])|"
     r"gpt|chatgpt|openai|claude|anthropic|gemini|llama|qwen|通义|千问|文心|一言|deepseek|kimi|豆包|智谱|chatglm|"
     r"大模型|语言模型|ai模型|人工智能模型|\bllm\b|模型(?:版本|名字|名称)|(?:基于|用的是|使用的是).{0,6}模型|"
@@ -263,6 +272,8 @@ _CONDITIONS = [(label, re.compile(rx + ("|" + _MORE_CONDITIONS[label] if label i
                for label, rx in RETURN_CONDITIONS]
 _RESTRICTIONS = re.compile(RETURN_RESTRICTIONS)
 _NEGATION = re.compile(r"(?:未|不|没|没有|无需|不用|别|勿|不能|不可|不支持)$")
+# Conditions that say what state the goods or the buyer are in (not the terms of a return: 运费, 全额, 随时).
+_BUYER_STATES = frozenset({"拆封", "使用", "无理由"})
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]+")
 _CLAUSE_END = re.compile(r"[，,、：:]+")
 
@@ -655,7 +666,13 @@ class GroundingGuard:
             return GuardVerdict(True)
         n = _numeric_text(text)
         if before:
-            n = _SENTENCE_END.sub("，", _numeric_text(before)).rstrip("，") + "，" + n
+            clauses = _CLAUSE_END.split(_SENTENCE_END.sub("，", _numeric_text(before)).rstrip("，"))
+            last = max((i for i, c in enumerate(clauses) if _RETURN.search(c)), default=len(clauses) - 1)
+            if any(label in _BUYER_STATES for c in clauses[last + 1 :] for label, _ in return_conditions(c)):
+                last = len(clauses) - 1  # a condition said after it ("…也可以退。拆了不喜欢。") is for this one
+            # A return said before ends its statement there: what trails it ("…也可以退，运费由我们承担。") is no
+            # condition of a return in this sentence ("未拆封支持七天无理由退换。").
+            n = "，".join(clauses[: last + 1]) + "，" + n
         units = return_units(n)
         if before:
             # "…也照样退" after a return statement: the same return, its conditions added to the one before

@@ -91,7 +91,9 @@ SLOTS: dict[str, tuple[str, str]] = {
     "payment": (r"分期|花呗|白条|信用卡|付款方式|怎么付|怎么付款|能货到付款|货到付款|先用后付|先喝后付|先试后买|微信支付|支付宝",
                 r"分期|付款|花呗|支付|货到付款"),
     "invoice": (r"发票|开票|专票|普票|报销|有票|票能开|电子票|invoice|receipt", r"发票"),
-    "gift": (r"赠品|送什么|送东西|送啥|送(?:的|了)(?:啥|什么)|gift|有送|附赠|赠送|送不送|礼品|小礼物|福利送|额外送", r"赠|送"),
+    # a buy-X-get-Y deal named (买一送一吗, 宣布买一罐送十罐) asks what comes with it: the KB's gift answers
+    "gift": (r"赠品|送什么|送东西|送啥|送(?:的|了)(?:啥|什么)|gift|有送|附赠|赠送|送不送|礼品|小礼物|福利送|额外送|"
+             r"买[一两二三四五六七八九十\d]+[罐瓶个盒件只套袋包份箱]?送[一两二三四五六七八九十\d]+", r"赠|送"),
     "warranty": (r"保修|质保|坏了(?!吗)|维修|保固|warranty", r"保修|质保"),
     "keep_warm": (r"保温(?![杯壶瓶桶箱袋盒])|保冷|(?<![质确担环])保(?:几|多少|多久|多长)|(?:热|冰|凉)(?:的|水)?能(?:放|保持|维持)", r"保温|保冷|小时"),
     "grade": (r"等级|什么级|几级|品级|档次|级别", r"级"),
@@ -104,7 +106,9 @@ _SLOT_Q = {s: re.compile(q) for s, (q, _) in SLOTS.items()}
 _SLOT_EVIDENCE = {s: re.compile(e) for s, (_, e) in SLOTS.items()}
 _QUESTION_WORDS = re.compile(
     # who/when fillers that are not the topic (买回去能放多久, 要不要自己付运费), before 要/不 alone
-    r"买回[去来家]?|拿回去|回去|回家|收到后|要不要|需不需要|用不用|自己出|自己|付|掏|入手|合适|一共|总共|"
+    r"买回[去来家]?|拿回去|回去|回家|收到后|"
+    # which way it travels is not what it is about (寄过来要运费不, 发过去几天)
+    r"过来|过去|回来|到家里?|要不要|需不需要|用不用|自己出|自己|付|掏|入手|合适|一共|总共|"
     # where the buyer is qualifies a shipping question, it is not what it is about (偏远地区要运费吗)
     # a quantity bought is a qualifier of a price question, not its topic (买两罐啥价, 拍三盒怎么算)
     r"(?:买|拍|下单|订|入|来)(?=[一二两三四五六七八九十\d几]+[罐瓶盒件只套袋包斤])|[一二两三四五六七八九十\d几]+[罐瓶盒件只套袋包斤]装?|"

@@ -154,7 +154,29 @@ def _markdown(text: str, limit: int) -> list[tuple[str, str]]:
     return out
 
 
+_STARTS_WITH_FIGURE = re.compile(r"^(?:[\d.¥￥$]|约|仅|只|[零〇一二两三四五六七八九十百千万]+[个只罐瓶盒件袋包年月天周小分克斤两元块种款次度毫升]|"
+                                  r"半[个年月天小斤])")
+
+
+def _said_with(key: str, value: Any) -> str:
+    """One key of a nested mapping said as speech: "日常价" + 128元 → "日常价128元", "颜色" + 黑色 → "颜色是黑色"."""
+    v = str(value).strip()
+    if isinstance(value, bool):
+        v = "有" if value else "没有"
+        return f"{key}{v}" if key.endswith(("有", "是")) else f"{v}{key}"
+    if not v or _STARTS_WITH_FIGURE.match(v) or key.endswith(("是", "为", "：", ":")):
+        return f"{key}{v}"
+    return f"{key}是{v}"
+
+
 def _flatten(node: Any, prefix: str = "") -> list[str]:
+    """A YAML value as lines of text. A mapping of plain values under a key reads as one line of speech ("价格：
+    日常价128元，直播间到手价99元"), not one "价格 日常价：128元" line per key, so a sentence taken from it for an
+    extractive answer (or quoted by a model) sounds like someone talking."""
+    if isinstance(node, dict) and prefix and node and all(not isinstance(v, (dict, list)) for v in node.values()):
+        # values that have commas of their own are kept apart by semicolons (each a sentence to pick)
+        sep = "；" if any(re.search(r"[，,]", str(v)) for v in node.values()) else "，"
+        return [f"{prefix}：{sep.join(_said_with(str(k), v) for k, v in node.items())}"]
     if isinstance(node, dict):
         lines: list[str] = []
         for k, v in node.items():
@@ -479,6 +501,24 @@ def body(p: Passage) -> str:
     return p.text.split("\n", 1)[1] if p.title and p.text.startswith(p.title + "\n") else p.text
 
 
+_LABELLED = re.compile(r"^([^，。；：:\s]{1,10})[：:]\s*(.+)$", re.S)
+
+
+def spoken(sentence: str) -> str:
+    """A sheet line as speech: its "key：" label goes when what follows says it better ("价格：日常价128元，…" →
+    "日常价128元，…", "冲泡：水温80度…" → "水温80度…"), and joins a figure it names ("保质期：18个月" → "保质期18个月");
+    a label before words is kept ("配送：全国包邮")."""
+    sentence = sentence.strip().rstrip("；;")
+    m = _LABELLED.match(sentence)
+    if m is None:
+        return sentence
+    label, rest = m.groups()
+    if _STARTS_WITH_FIGURE.match(rest):
+        return label + rest
+    first = re.split(r"[，,；;。]", rest, maxsplit=1)[0]
+    return rest if re.search(r"\d", first) else sentence
+
+
 def _other_question(p: Passage, wanted: set[str]) -> bool:
     """An FAQ passage whose question asks slots, none of them wanted."""
     if not p.text.startswith("问：") or "\n答：" not in p.text:
@@ -512,7 +552,7 @@ def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
     chosen = sorted(best, key=lambda x: -x[1])
     out = []
     for _, _, s in chosen:
-        s = s.strip()
+        s = spoken(s)
         if s and s[-1] not in "。！？!?.;；":
             s += "。"
         out.append(s)
@@ -559,6 +599,6 @@ def _and_the_other_slot(question: str, text: str, relevant: Sequence[Hit]) -> st
         for line in lines:
             for sentence in split_sentences(line, max_chars=80):
                 if evidence(missing[0], sentence) and normalize(sentence).rstrip("。") not in said:
-                    sentence = sentence.strip()
+                    sentence = spoken(sentence)
                     return text + (sentence if sentence[-1] in "。！？!?.;；" else sentence + "。")
     return text

@@ -392,3 +392,27 @@ def test_a_saving_or_an_average_the_kbs_prices_make_is_grounded(sentence: str, o
 def test_durability_and_material_grades_need_the_kbs_words(sentence: str, ok: bool) -> None:
     kb = ["材质：内胆316不锈钢，杯盖带防漏硅胶圈。", "面料经过预缩处理，按洗涤建议洗基本不缩水。"]
     assert GroundingGuard(kb, RULES, facts=kb).check(sentence).ok is ok, GroundingGuard(kb, RULES, facts=kb).check(sentence)
+
+
+def test_a_return_said_before_ends_its_statement_and_a_restriction_there_counts() -> None:
+    # heldout9/heldout11: the KB's answer said first, the model's sentence after it
+    guard = GroundingGuard([(TEA_KB / "policy.md").read_text(encoding="utf-8")], RULES)
+    assert guard.check("未拆封支持七天无理由退换。", before="拆封后如有受潮、异味等质量问题，也可以退，运费由我们承担。").ok
+    assert guard.check("运费由我们承担。", before="未拆封支持七天无理由退换，拆封后有质量问题也可以退。").ok
+    assert not guard.check("运费由我们承担。").ok  # the KB bears the postage for quality problems only
+    assert not guard.check("也能无理由退。", before="拆封后如有受潮，也可以退，运费由我们承担。拆了不喜欢。").ok
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["这句话出自passage_id=7。", "资料编号是七。", "文档#3里写着。", "第2段资料说的。", "看product.yaml就知道。",
+     "在product点yaml里。", "资料第3条。", "doc_id: 12。", "段落号3。", "PASSAGE ID 7。", "见kb_id=2。"],
+)
+def test_an_id_in_any_spelling_is_a_leak(sentence: str) -> None:
+    v = GroundingGuard(PASSAGES, RULES).check(sentence)
+    assert not v.ok and "prompt leak" in v.reason, v
+
+
+@pytest.mark.parametrize("sentence", ["材料是100%纯棉。", "容量是500毫升。", "第2罐半价不参加。", "两只装318元更划算。"])
+def test_figures_next_to_ordinary_words_are_no_ids(sentence: str) -> None:
+    assert "leak" not in GroundingGuard([*PASSAGES, "材料是100%纯棉。"], RULES).check(sentence).reason
