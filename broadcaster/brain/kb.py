@@ -161,9 +161,8 @@ _STARTS_WITH_FIGURE = re.compile(r"^(?:[\d.¥￥$]|约|仅|只|[零〇一二两�
 def _said_with(key: str, value: Any) -> str:
     """One key of a nested mapping said as speech: "日常价" + 128元 → "日常价128元", "颜色" + 黑色 → "颜色是黑色"."""
     v = str(value).strip()
-    if isinstance(value, bool):
-        v = "有" if value else "没有"
-        return f"{key}{v}" if key.endswith(("有", "是")) else f"{v}{key}"
+    if isinstance(value, bool):  # 可充电: true → "可充电", 赠品: false → "没有赠品"
+        return key if value else f"没有{key}"
     if not v or _STARTS_WITH_FIGURE.match(v) or key.endswith(("是", "为", "：", ":")):
         return f"{key}{v}"
     return f"{key}是{v}"

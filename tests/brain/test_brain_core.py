@@ -511,3 +511,40 @@ async def test_a_comment_is_thanked_only_when_friendly_and_a_withheld_answer_end
         assert [s.text for s in out] == [brain.cfg.guard.safe_line] and out[0].dropped
     finally:
         await brain.close()
+
+
+@pytest.mark.parametrize("halves", [["我平时喜欢玩百家。", "乐上分可快了。"], ["可以加我的绿泡。", "泡号在主页。"],
+                                    ["这种人就是脑。", "残，不用理。"]])
+async def test_a_word_split_after_a_harmless_word_takes_only_its_two_halves(kb_dir: Path, llm_server: FakeOpenAI,
+                                                                             halves: list[str]) -> None:
+    # heldout11: the first half is a word of its own (百家, 绿泡), yet begins a listed word or nickname (百家乐, 绿泡泡):
+    # it is held until the next sentence is seen; the two go, the safe line takes their place, the true sentence
+    # after them is still said.
+    llm_server.script = lambda req: [*halves, "杯身提供一年保修。"]
+    brain = Brain("core-split2", _llm_cfg(kb_dir, llm_server), MOD)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("杯子保修多久"))
+        texts = [s.text for s in out]
+        assert texts == [brain.cfg.guard.safe_line, "杯身提供一年保修。"], texts
+        assert [d["text"] for d in out[0].dropped] == halves
+        assert brain.cache is not None and brain.cache.lookup_local("杯子保修多久") is None  # not voiced whole
+    finally:
+        await brain.close()
+
+
+async def test_the_rest_of_an_abandoned_answer_may_lean_on_the_kbs_answer(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    # heldout11-236: the model's first sentence invents a return (withheld), the KB answers, and the model's
+    # "运费由我们承担。" after it is said: the restriction (质量问题) is in the sentence the KB's answer ends with.
+    (kb_dir / "faq.yaml").write_text("- q: [可以退吗]\n  a: 未拆封支持七天无理由退换，拆封后有质量问题也可以退。\n", encoding="utf-8")
+    (kb_dir / "policy.md").write_text("# 售后\n\n拆封后如有质量问题，也可以退，运费由我们承担。\n", encoding="utf-8")
+    llm_server.script = lambda req: ["拆封了也能无理由退。", "运费由我们承担。"]
+    brain = Brain("core-salvage-restricted", _llm_cfg(kb_dir, llm_server), MOD)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("拆封了不想要能退吗"))
+        texts = [s.text for s in out]
+        assert texts == ["未拆封支持七天无理由退换，拆封后有质量问题也可以退。", "运费由我们承担。"], texts
+        assert out[-1].source == "llm" and [d["text"] for d in out[0].dropped] == ["拆封了也能无理由退。"]
+    finally:
+        await brain.close()

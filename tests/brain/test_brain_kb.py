@@ -14,6 +14,7 @@ from broadcaster.brain.kb import (
     extract_answer,
     kb_answer,
     load_corpus,
+    spoken,
     tokenize,
 )
 
@@ -252,3 +253,25 @@ def test_a_food_rooms_questions_find_their_slots(tmp_path: Path) -> None:
     for q, want in [("含糖吗", "白砂糖"), ("有防腐剂吗", "防腐剂"), ("麻不麻", "偏麻"), ("要冷藏吗", "常温"), ("一箱几袋", "20袋"),
                     ("一袋几克", "100克"), ("整箱怎么卖", "520元")]:
         assert want in _answer(root, q), (q, _answer(root, q))
+
+
+def test_a_nested_mapping_reads_as_speech_in_any_kb(tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    root.mkdir()
+    (root / "sheet.yaml").write_text(
+        "name: 小风扇\n价格:\n  日常价: 89元\n  到手价: 59元\n规格:\n  风速: 三档\n  续航: 8小时，最低档12小时\n"
+        "  可充电: true\n颜色: 白色\n", encoding="utf-8")
+    texts = [p.text for p in load_corpus(root).passages]
+    assert "小风扇\n价格：日常价89元，到手价59元" in texts
+    assert "小风扇\n规格：风速是三档；续航8小时，最低档12小时；可充电" in texts
+    assert not any("价格 日常价" in t or "日常价：" in t for t in texts)
+    # voiced without the sheet's label when what follows names the figure, the label joined to a bare figure
+    assert _answer(root, "多少钱") == "日常价89元，到手价59元。"
+    assert spoken("保质期：18个月，开封后两个月内喝完") == "保质期18个月，开封后两个月内喝完"
+    assert spoken("配送：全国包邮") == "配送：全国包邮" and spoken("杯盖：一键弹盖；") == "杯盖：一键弹盖"
+
+
+def test_the_way_a_parcel_travels_is_no_topic() -> None:
+    # heldout11-282: 寄过来 is no product; the question asks for the postage
+    assert "包邮" in _answer(TEA_KB, "寄过来要运费不") and "包邮" in _answer(TEA_KB, "发过来要邮费吗")
+    assert "竹制茶匙" in _answer(TEA_KB, "买一罐送一罐吗")
