@@ -100,6 +100,9 @@ _SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?![a-z])(?:[^a-z0-9]{1,3}[a-z](?!
 _BREAK = "|"
 _HAS_LATIN = re.compile(r"[a-z]")
 _TOKENS = re.compile(r"[a-z0-9]+")
+_UNIT_AFTER_NUMBER = re.compile(r"(?<=\d)\s?(?:kg|mg|ml|g|l|cm|mm|km|m|oz|lb)(?![a-z])")
+_NOT_DENSE_OR_BREAK = re.compile(r"[^a-z\u3400-\u9fff\uf900-\ufaff|]+")
+_NO_VOWEL = re.compile(r"[b-df-hj-np-tv-z]+")  # a run of initials (no a e i o u): no English word
 # Characters so common after a word that a homophone ending in one is speech, not an evasion.
 _FUNCTION_CHARS = frozenset("好的了是吗呢在有不很也都就和呀啊吧哦")
 # A two-character homophone whose last character is a question/mood particle is speech ("差别大吗" is not 大麻).
@@ -491,6 +494,9 @@ class Moderator:
         self._forms = forms
         self._latin = latin
         self._abbr = abbreviations
+        # Initials of insults (three letters or more), found glued inside a longer run of initials ("rnmtq").
+        insults = frozenset(dense(w) for w in INSULTS)
+        self._insult_abbr = tuple(a for a, w in abbreviations.items() if len(a) >= 3 and a.isalpha() and dense(w) in insults)
         self._py_words = py_words
         self._form_re = re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True)))) if forms else None
         self._latin_re = (
@@ -589,13 +595,13 @@ class Moderator:
         if self._py_re and (
             len(d) - len(d.translate(self._sound_alike)) >= 2 or _HAS_LATIN.search(d)
         ):
-            self._pinyin_hits(d, hit)
+            self._pinyin_hits(self._without_units(text, d), hit)
         if self._abbr or self._latin_re is not None:
             views = self._latin_views(text)
             for k, view in enumerate(views):
                 if self._abbr and k < len(views) - 1:
                     for tok in _TOKENS.findall(view):
-                        w = self._abbr.get(tok) or self._abbr.get(tok.rstrip("0123456789"))
+                        w = self._abbreviation(tok)
                         if w is not None:
                             hit(w, "abbreviation", tok)
                 if self._latin_re is not None:
@@ -650,6 +656,17 @@ class Moderator:
         if not matched:
             return OK
         return Verdict(ok=False, matched=tuple(matched), how=tuple(how), action=self.action, spans=tuple(spans))
+
+    def _abbreviation(self, tok: str) -> str | None:
+        """The listed word a latin token abbreviates: the whole token (digits after it dropped), or an insult's
+        initials glued to more initials ("rnmtq" = rnm + 退钱; only a token with no vowel, so it cannot be an
+        English word). s13 (13 looks like B) is left to the address frame (主播是s13): alone it is a game season."""
+        w = self._abbr.get(tok) or self._abbr.get(tok.rstrip("0123456789"))
+        if w is None and 3 <= len(tok) <= 10 and tok.isalpha() and _NO_VOWEL.fullmatch(tok) and tok not in COMMON_ABBREVIATIONS:
+            w = next((self._abbr[a] for a in self._insult_abbr if a in tok and len(tok) > len(a)), None)
+            if w is None and len(tok) >= 4 and (tok.startswith("sb") or tok.endswith("sb")):  # not sbs (a TV network)
+                w = self._abbr.get("sb")
+        return w
 
     def dangling(self, text: str) -> bool:
         """True when the text's end may be the start of a listed word ("可以去淘。" → 淘宝, "来加。" → 加群):
@@ -725,6 +742,14 @@ class Moderator:
                     kind = "initial" if re.search(r"(?<![A-Z])[A-Z](?![A-Z])", seg) and not seg.isupper() else "pinyin"
                 hit(word, kind, src)
                 break
+
+    def _without_units(self, text: str, d: str) -> str:
+        """The dense view with a unit after a number (250g, 500ml) made a break: a unit letter is no syllable
+        stand-in ("250g和500g" is not 荷官)."""
+        n = normalize(text)
+        if not _UNIT_AFTER_NUMBER.search(n):
+            return d
+        return self._without_allowed(_NOT_DENSE_OR_BREAK.sub("", _UNIT_AFTER_NUMBER.sub(_BREAK, n)))
 
     def _without_allowed(self, view: str) -> str:
         for a in self._allow:
