@@ -649,3 +649,78 @@ ANCHOR_LINES = [
 def test_an_anchor_talking_about_its_own_shop_passes(room) -> None:
     blocked = [(t, room.check(t).describe()) for t in ANCHOR_LINES if not room.check(t).ok]
     assert not blocked, blocked
+
+
+# -- after heldout11, by class: fresh examples of each class (none of heldout11's strings), each with clean comments
+# that share its characters -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # another live room or anchor with an offer
+        ("刚在李佳琦直播间看到买一送一", "别家直播间"), ("东方甄选的龙井比这个好喝多了", "别家直播间"),
+        ("别的主播卖89", "别家直播间"), ("另一个号卖79", "别家直播间"), ("别的店卖得更便宜", "别家直播间"),
+        ("隔壁那个直播间送两个杯子", "别家直播间"), ("有个主播才六十九", "别家直播间"),
+        # talking viewers out of buying, with a cheaper place or a cost claim
+        ("交智商税的才买，外面二十一斤", "劝退"), ("纯纯割韭菜，菜市场十块钱一大包", "劝退"), ("别当冤大头，网上一搜一大把", "劝退"),
+        ("别买了，成本也就二十", "劝退"), ("这比你家良心多了", "别处购买"),
+        # running the room down, then sending viewers elsewhere
+        ("这家太贵了，还是去超市买吧", "拉踩"), ("你家不靠谱，直接去大益旗舰店看看", "拉踩"),
+        # drug slang asked for with a use cue or where to get it
+        ("有没有k，想嗨一下", "毒品求购"), ("有货吗 想溜冰", "毒品求购"), ("哪里能搞到叶子", "毒品求购"), ("整点草，一起飞", "毒品求购"),
+        # where the host lives, named or claimed with a threat
+        ("你家在莲都区阳光小区对吧", "威胁"), ("我知道你家门牌号", "威胁"), ("主播住在花园小区，大家去蹲", "威胁"),
+        ("我查到你住在城南哪个单元了", "威胁"),
+        # funeral rites and mourning emoji at the living host
+        ("主播R.I.P", "诅咒"), ("🙏🙏🙏主播安息", "诅咒"), ("给你烧点纸钱", "诅咒"), ("主播的花圈已经订好了", "诅咒"),
+        ("⚰️⚰️主播", "诅咒"), ("等着吃主播的席", "诅咒"), ("主播一路走好🕯", "诅咒"), ("🕯🕯🕯主播", "诅咒"),
+        # a number insult in an address or comparison frame
+        ("你就是个250", "侮辱"), ("主播真二百五", "侮辱"), ("这二百五还在播", "侮辱"), ("二百五主播", "侮辱"),
+        ("主播像个二百五", "侮辱"), ("跟个二百五似的", "侮辱"), ("你是不是十三点", "侮辱"), ("这主播是s13吧", "侮辱"),
+        # insult initials glued to more initials
+        ("tmdsb", "他妈的"), ("wqnmlgb", "马勒戈壁"), ("sbzb", "傻逼"), ("nmsltq", "你妈死了"),
+    ],
+)
+def test_heldout11_classes_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # other rooms and anchors mentioned without an offer, or asked about
+        "主播交个朋友呗，便宜点", "人家主播良心价你还嫌贵", "人家主播也不容易，别骂了", "别的主播都说这茶好喝",
+        "隔壁直播间刚才卖完了", "其他主播讲得没你好", "隔壁直播间也送杯子吗", "我是看了李佳琦推荐来的", "董宇辉说过这个茶好",
+        "我从隔壁直播间过来的",
+        # doubts and questions that are no other seller
+        "这是不是智商税", "别买太多了喝不完", "超市的散装茶和这个比怎么样", "超市散装的和这个一样吗",
+        # paying with a platform's payment or credit product
+        "可以用信用卡吗", "支持花呗分期吗", "能用美团月付吗", "云闪付可以吗", "京东白条分期免息吗", "抖音月付能用吗",
+        # ice, rinks and tea leaves
+        "溜冰场有卖冰淇淋吗", "有冰镇的吗", "冰的好喝吗", "叶子有货吗", "新茶叶子到货了吗", "周末去溜冰吗",
+        # where someone lives, asked plainly
+        "你在哪个小区买的房", "你家在丽水吗", "主播你住哪个城市",
+        # incense for the family, candles for sale
+        "给爷爷上香用什么茶好", "清明给爷爷上香用什么茶", "主播的茶适合上香供奉吗", "蜡烛多少钱", "主播这个🕯香薰蜡烛好闻吗",
+        "坐等吃席", "主播头七天喝什么",
+        # numbers that are quantities, ages, sizes or times
+        "你才38啊，看着真年轻", "主播是38码的鞋吗", "这二百五十克是净重吗", "250g和500g哪个划算", "一罐250克吗",
+        "这是二百五十克的吗", "250克卖99贵吗", "十三点开播吗", "主播是十三点开播吗", "S13总决赛看了吗", "s13",
+        # latin tokens without a vowel that are no insult
+        "sbs", "ktv", "rtx", "wxzf", "hhhh", "zzzz",
+    ],
+)
+def test_heldout11_near_misses_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
+
+
+@pytest.mark.parametrize("name", ["主播是二百五", "s13主播", "给主播上香", "李佳琦直播间更便宜"])
+def test_a_name_of_a_heldout11_class_is_not_read_out(name: str) -> None:
+    assert speakable_name(DEFAULT, name) == ANON
+
+
+@pytest.mark.parametrize("name", ["二百五十克", "S13冠军", "溜冰少女", "京东白条用户"])
+def test_a_heldout11_lookalike_name_is_read_out(name: str) -> None:
+    assert speakable_name(DEFAULT, name) == name
