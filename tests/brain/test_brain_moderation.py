@@ -724,3 +724,30 @@ def test_a_name_of_a_heldout11_class_is_not_read_out(name: str) -> None:
 @pytest.mark.parametrize("name", ["二百五十克", "S13冠军", "溜冰少女", "京东白条用户"])
 def test_a_heldout11_lookalike_name_is_read_out(name: str) -> None:
     assert speakable_name(DEFAULT, name) == name
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("我刚从隔壁过来，那边送茶杯", "别家直播间"), ("另一个主播家的便宜二十", "别家直播间"), ("隔壁卖得比你便宜", "别处购买"),
+        ("垃圾直播间，都去隔壁吧", "拉踩"), ("这家真坑，大家去别家买吧", "拉踩"), ("智商税，楼下超市一样的", "劝退"),
+        ("主播早日头七", "诅咒"), ("主播纯纯二五仔", "侮辱"), ("你们都是三八", "侮辱"), ("有没有糖果，蹦迪要嗨", "毒品求购"),
+    ],
+)
+def test_more_frames_of_the_heldout11_classes_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "看了别的直播间，还是你们家实惠", "别家的没你家便宜", "我在别家买过，还是你家好", "没有比你家更便宜的了",
+        "隔壁邻居送了我一罐你家的茶", "隔壁老王送的茶叶", "割韭菜的直播间太多了，你家还行", "这个价格不是智商税吧",
+        "主播溜了溜了", "冰红茶有吗", "小区门口有快递柜吗", "给主播刷个火箭", "主播辛苦了🙏🙏", "一路走好，慢点开车",
+        "250毫升水泡几克", "38度的水能泡吗", "你们店三八节有活动吗", "13点准时开播吗",
+    ],
+)
+def test_more_heldout11_near_misses_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
