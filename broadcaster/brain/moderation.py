@@ -40,6 +40,13 @@ Every listed word (the room's, plus the built-in lists of broadcaster/brain/word
   thing (一斤才三十，要的找我); platform nicknames (围脖, 小红薯, 斗音, 小破站) in the search-a-handle rule, where a handle is a
   shop or person's name (茶小二的店, 茶叶阿强), not a topic (这个茶的测评); an id after 号是; an insult noun said as a clause of
   its own (…，诈骗犯), ordinary nouns (猴子, 垃圾) left out; characters read as people read them (伽 is jiā: 伽薇 = 加微).
+- after heldout11: another live room or anchor (隔壁X直播间, 另一个号, a known anchor by name) with an offer, talking
+  viewers out of buying with a cheaper place (别买/智商税 + 超市散装的一样), running the room down then sending viewers
+  elsewhere, drug slang asked for with a use cue (有冰吗，溜一下), where the host lives named as a threat, funeral rites
+  and mourning emoji (🕯 is read as 蜡烛) aimed at the host, number insults (二百五, 三八, 十三点, s13) in any address
+  or comparison frame but never as a quantity (250克) or a time (十三点开播), and insult initials glued to more
+  initials ("rnmtq"). A platform's payment product (京东白条, 抖音月付) is an allowed phrase, and a unit after a number
+  ("250g") is no one-letter syllable stand-in.
 Before any rule, emoji that stand for a syllable (🐴 马, 🍑 桃, 🐧 企鹅; wordlists.EMOJI_STANDINS),
 latin look-alikes from other scripts (Cyrillic х, Greek ο; wordlists.LOOKALIKES) and characters written as
 two components (亻言 信; wordlists.COMPONENT_PAIRS) are read as what they stand for. A homophone that is only

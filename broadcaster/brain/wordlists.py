@@ -13,7 +13,9 @@ heldout9 (threat/doxxing, counterfeit, VPN, weapon, debt-settlement, porn-collec
 rebates, follow-for-follow, Cantonese curses), and after heldout10 (threat, doxxing, appearance/intelligence-insult,
 curse and harassment frames; paid-companionship, worn-clothing, loan, account, investment, party-drug, boosting/scalping
 and data-selling offers without a channel; a viewer selling the same thing; tea and vacuum-cup brand names from general
-knowledge of the market; Shanghai/Cantonese/north-eastern insult nouns). They are deliberately short and high-precision: a room adds
+knowledge of the market; Shanghai/Cantonese/north-eastern insult nouns), and after heldout11 (live-commerce anchor and
+room names, platforms' payment products, funeral and drug-asking frames, from general knowledge of the market and of
+Chinese net slang). They are deliberately short and high-precision: a room adds
 its own words (`moderation.words` / `words_file`), and every listed word is also matched through
 the evasions the moderator undoes (pinyin and homophones, initials, one-letter syllables, splits).
 
@@ -151,7 +153,7 @@ PATTERNS: dict[str, str] = {
             # 三八 right after an address is also 三八节, 三八线: only with an intensifier
             r"|(?:你|主播|你们|这主播)(?:真|简直|纯纯|纯|真是|就是|妥妥的?|太|都是|全是)+三八(?![0-9节线妇红女])"
             r"|(?:这个?|那个?)二百五(?![0-9十克元块g毫斤个件罐盒号米的])"
-            r"|(?:像|跟)个?(?:二百五|2百5|十三点|s13)(?:一样|似的)|^(?:二百五|2百5)(?![0-9十克元块g毫斤个件罐盒号米])|(?:二百五|2百5|s13)主播"
+            r"|(?:像|跟)个?(?:二百五|2百5|250|十三点|s13)(?:一样|似的)|^(?:二百五|2百5)(?![0-9十克元块g毫斤个件罐盒号米])|(?:二百五|2百5|s13)主播"
             r"|(?:主播|你|你们)(?:家)?(?:无|没)(?:马|妈)(?!上)",
     # Betting: odds/stakes/real-money games/cash-out, never 打牌 or 斗地主 alone.
     "赌博盘口": r"外围.{0,6}(?:盘|下注|投注|私)|盘口.{0,6}(?:私|下注|投注|加我)|(?:私聊|私信|加我|找我|来)(?:下注|投注)|下注|投注"
