@@ -16,7 +16,7 @@ from collections.abc import Iterable
 _WORDS = (
     # greetings, arriving and leaving
     "你好", "您好", "主播好", "大家好", "早上好", "中午好", "下午好", "晚上好", "早安", "午安", "晚安", "早呀", "早啊",
-    "来了", "来啦", "又来", "报到", "打卡", "签到", "回来了", "第一次", "刚来", "进直播间", "欢迎", "路过", "新人", "老粉",
+    "我来了", "我来啦", "又来了", "又来啦", "来了来了", "终于来了", "我回来了", "刚来", "我又来", "报到", "打卡", "签到", "第一次", "进直播间", "欢迎", "路过", "新人", "老粉",
     "hello", "hi", "hey", "嗨", "哈喽", "哈啰", "拜拜", "再见", "明天再来", "下次再来", "晚点再来", "先走了", "下播",
     "关照", "生日", "快乐", "新年", "节日",
     # praise of the anchor, the show or the product
@@ -26,9 +26,9 @@ _WORDS = (
     "不错", "挺好", "真好", "太好", "很好", "说好", "都说好", "这个好", "绝了", "绝绝子", "yyds", "xswl", "u1s1",
     "nice", "good", "great", "love", "cool", "666", "真香", "种草", "安利", "心动", "动心", "蠢蠢欲动", "忍不住", "捂不住",
     "好评", "满意", "舒服", "治愈", "温柔", "有趣", "有意思", "好玩", "开心", "宝藏", "大气",
-    "新鲜", "清香", "好香", "真香", "回甘", "健康", "放松", "解压", "提神", "润", "上瘾", "上头", "佩服",
+    "新鲜", "清香", "好香", "真香", "回甘", "放松", "解压", "提神", "润", "上瘾", "上头", "佩服",
     # the product and buying it
-    "好喝", "好用", "好吃", "推荐", "想要", "想买", "要了", "买了", "买过", "买一罐", "来一罐", "带一罐", "加一罐", "再来",
+    "好喝", "好用", "好吃", "推荐", "想要", "想买", "要了", "买了", "买一罐", "来一罐", "带一罐", "加一罐", "再来",
     "下单", "拍了", "已拍", "拍下", "先拍", "入手", "回购", "回头客", "老顾客", "收到了", "到货", "囤",
     "加购", "购物车", "付款", "抢到", "来抢", "想喝", "馋", "期待", "试试", "犒劳", "送我", "给我妈", "给我爸",
     "走一波", "关注了", "点点关注", "粉丝团", "灯牌", "慕名", "找过来", "上链接", "淘到", "不踩雷", "物超所值", "超值", "值了",
@@ -54,6 +54,12 @@ _FRIENDLY = _pattern(_WORDS)
 _SPACES = re.compile(r"\s+")
 
 
+# A praise word inside a threat, a jeer or a warning to others is no praise: 让你好看, 走着瞧, 你完了, 就这, 别买 veto
+# a friendly reading.
+_VETO = re.compile(r"[让给要有叫]你好看|[让给要有叫]你们好看|等着瞧|走着瞧|给我等着|你等着|你们等着|你完了|小心点|别让我|"
+                   r"呵呵(?!哈)|笑死人|可笑|丢人|恶心|就这|也配|还好意思|别买|不要买|劝退|避雷|智商税|割韭菜|韭菜")
+
+
 class Friendly:
     """friendly(text) → whether a comment is a greeting, praise, thanks or a purchase; `extra` are the room's own
     words (its fans' slang, its product's nickname)."""
@@ -64,7 +70,10 @@ class Friendly:
 
     def __call__(self, text: str) -> bool:
         low = text.lower()
-        return self._re.search(low) is not None or self._re.search(_SPACES.sub("", low)) is not None
+        dense = _SPACES.sub("", low)
+        if _VETO.search(dense):
+            return False
+        return self._re.search(low) is not None or self._re.search(dense) is not None
 
 
 # A viewer with a problem (the stream stalls, an order has not come, a tin arrived dented) is not thanked and not
