@@ -56,6 +56,9 @@ from danmaku.event import EventKind
 log = logging.getLogger(__name__)
 
 SOURCES = ("cache", "kb", "llm", "fallback", "script", "operator", "thanks")
+# Characters of the next sentence seen before a held sentence is voiced: a listed word begun at a sentence's end
+# (its last two or three characters) is complete within this many more.
+HOLD_LOOKAHEAD = 4
 
 
 @dataclass(slots=True)
@@ -412,6 +415,12 @@ class Brain:
                             yield out
                         if ans.replaced or ans.salvage_done or len(ans.spoken) >= cfg.max_answer_sentences:
                             return
+                    if ans.held:
+                        out = self._release_held(ans, splitter.pending)
+                        if out is not None:
+                            yield out
+                            if ans.replaced or len(ans.spoken) >= cfg.max_answer_sentences:
+                                return
             except LLMError as exc:
                 metrics.LLM_ERRORS.labels(self.room, backend.name, exc.kind).inc()
                 log.warning("room %s: llm %s failed: %s", self.room, backend.name, exc)
@@ -571,6 +580,20 @@ class Brain:
             outs.append(out)
         return outs
 
+    def _release_held(self, ans: _Answer, pending: str) -> Sentence | None:
+        """A held sentence is voiced as soon as the first characters of the next one show that no listed word runs
+        across the cut: the look-ahead costs a few tokens, not a whole sentence (the answer's first sentence is what
+        the viewer waits for). Undecided (too little seen, or the two spell a listed word): it stays held."""
+        ahead = dense(fold(pending))
+        if (len(ahead) < HOLD_LOOKAHEAD or self.moderator.runs_on(ans.held, ahead)
+                or not self.moderator.check(ans.held + ahead).ok):
+            return None
+        held, ans.held = ans.held, ""
+        out = self._moderated(ans, held, "llm")
+        if out is not None and out.source == "llm":
+            out.verdicts = ("moderation: ok", "grounding: ok")
+        return out
+
     def _salvaged(self, ans: _Answer, texts: Sequence[str]) -> Iterator[Sentence]:
         """The model's sentences after its withheld first one, each through the guard (with the sentence said
         before it: the KB's answer, or the last of these), the split-word look-ahead and moderation; the first that
@@ -604,7 +627,7 @@ class Brain:
         if self.moderator.dangling(text):
             return True
         # The moderator's proper beginnings of its listed CJK forms (the same set its dangling() reads).
-        prefixes: frozenset[str] = getattr(self.moderator, "_prefixes", frozenset())
+        prefixes = self.moderator.prefixes
         d = dense(fold(text))
         return any(len(d) >= k and d[-k:] in prefixes for k in (2, 3))
 

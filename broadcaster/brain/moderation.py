@@ -675,6 +675,18 @@ class Moderator:
                 w = self._abbr.get("sb")
         return w
 
+    @property
+    def prefixes(self) -> frozenset[str]:
+        """Proper beginnings (1–3 characters) of the listed CJK forms (淘 of 淘宝, 拼多 of 拼多多)."""
+        return self._prefixes
+
+    def runs_on(self, before: str, after: str) -> bool:
+        """True when a listed word begun at the end of `before` may still run on into what has come of `after`:
+        one of `before`'s last three characters and the start of `after` are a listed form's proper beginning."""
+        b, a = dense(fold(before)), dense(fold(after))
+        return any(b[-k:] + a[:m] in self._prefixes for k in (1, 2, 3) if len(b) >= k
+                   for m in range(1, min(len(a), 3) + 1))
+
     def dangling(self, text: str) -> bool:
         """True when the text's end may be the start of a listed word ("可以去淘。" → 淘宝, "来加。" → 加群):
         the answer's next sentence decides (see Brain's one-sentence look-ahead)."""

@@ -108,6 +108,11 @@ class SentenceSplitter:
         self._buf += text
         return self._drain(final=False)
 
+    @property
+    def pending(self) -> str:
+        """What has arrived of the sentence not yet complete."""
+        return self._buf
+
     def flush(self) -> list[str]:
         """Ends the stream: returns the remaining sentences (possibly none); the splitter is reusable."""
         out = self._drain(final=True)

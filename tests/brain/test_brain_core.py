@@ -346,6 +346,28 @@ async def test_a_listed_word_split_across_sentences_is_caught(kb_dir: Path, llm_
         await brain.close()
 
 
+async def test_a_held_sentence_is_voiced_once_the_next_few_characters_rule_out_a_split(
+        kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    """"…适合学生。" may begin 学生贷: it waits for the next sentence's first characters, not the whole sentence (the
+    first sentence is what the viewer waits for), while "…加我微。" + "信…" still waits to see the word spelled."""
+    gate = asyncio.Event()
+    llm_server.gate, llm_server.gate_after = gate, 2
+    llm_server.script = lambda req: ["杯身有一年保修，很适合学生。", "出差的时候", "带着也很方便。"]
+    brain = Brain("core-hold", _llm_cfg(kb_dir, llm_server), MOD)
+    await brain.start()
+    try:
+        agen = brain.answer(_line("保修多久"))
+        assert brain._dangling("杯身有一年保修，很适合学生。")  # held at first …
+        first = await asyncio.wait_for(agen.__anext__(), 5)  # … and voiced while the model is gated mid-answer
+        assert first.text == "杯身有一年保修，很适合学生。"
+        gate.set()
+        assert [s.text async for s in agen] == ["出差的时候带着也很方便。"]
+    finally:
+        gate.set()
+        await brain.close()
+    assert brain.moderator.runs_on("可以加我微。", "信号") and not brain.moderator.runs_on("很适合学生。", "出差的")
+
+
 async def test_question_numbers_are_claims_and_the_preface_is_never_cached(kb_dir: Path, llm_server: FakeOpenAI) -> None:
     llm_server.script = lambda req: ["对，今天只要9块9。"] if "9块9" in req["messages"][-1]["content"] else ["可以开电子发票。"]
     brain = Brain("core-claims", _llm_cfg(kb_dir, llm_server), MOD)
