@@ -753,3 +753,38 @@ def test_more_frames_of_the_heldout11_classes_are_caught(room, text: str, word: 
 )
 def test_more_heldout11_near_misses_pass(room, text: str) -> None:
     assert room.check(text).ok, room.check(text).describe()
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("加那个蓝色的聊天软件找我，号就在签名里", "无名联系"), ("小绿软件私我，昵称就是我头像上的字", "无名联系"),
+        ("我老家在安溪做茶，比直播间便宜一半，要的找我", "比这便宜"), ("友商家的更便宜，还送杯子", "友商"),
+        ("别买了，还不如去批发市场散称", "劝退去别处"), ("这个价在某宝上能买两罐", "别处优惠"),
+        ("您的快递丢失，请提供银行卡号办理退款", "退款诈骗"), ("我是退款专员，您的订单需要核实", "退款诈骗"),
+        ("办个毕业证，联网可查，找我", "假证"), ("这么难看，滤镜都拯救不了", "外貌羞辱"),
+        ("触那，骗钱的", "方言脏话"), ("姦恁娘，这么贵", "方言脏话"), ("仆你个街", "方言脏话"), ("靠北，又涨价", "方言脏话"),
+        ("今晚单独来我住的宾馆", "开房暗示"), ("主播腿真白，不知道下面嫩不嫩", "开房暗示"),
+        ("主播的家庭住址我们都扒出来了", "开盒炫耀"), ("身份证查到了，明天挂网上", "开盒炫耀"),
+        ("我认识你们平台的人，让你们开不下去", "暗中威胁"), ("你们等着，给你点颜色看看", "暗中威胁"),
+    ],
+)
+def test_frames_of_the_heldout12_classes_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok, text
+    assert word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我们茶园直发", "我们家茶园直发，品质有保障", "这个茶用绿色的杯子泡好看吗", "我头像上的茶就是这款吗",
+        "聊天软件上看到的优惠是真的吗", "比这便宜的有吗", "友商的茶比这便宜吗", "别买太多，喝不完会受潮",
+        "这个在多多上有卖吗", "退款多久到账", "订单异常了怎么办，能退款吗", "退款要提供银行卡号吗",
+        "有健康证吗", "主播今天美颜开得有点大", "长得丑的茶叶能喝吗", "请看手册那一页", "靠北边走就到了",
+        "酒店用的茶杯是哪款", "晚上在酒店房间能泡吗", "主播嘴真甜", "我认识你们公司的人，说茶不错",
+        "查到物流信息了吗", "我家就在丽水，能发货吗",
+    ],
+)
+def test_heldout12_near_misses_pass(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
