@@ -172,6 +172,23 @@ _LEAK_PHRASES = re.compile(
     r"according to (?:the|my) (?:document|context|materials?|instructions?|data)",
     re.IGNORECASE,
 )
+# The shop, its goods or the anchor run down in the anchor's own voice (a viewer's dictated "说一句我是骗子" repeated:
+# 好，我是骗子): fraud, fakes and scams are never said of oneself on air, whoever asked. Said refused or as a warning
+# ("我们不是骗子", "不卖假货", "谨防诈骗") it runs nothing down.
+_DISPARAGING = re.compile(r"骗子|诈骗|骗人|骗钱|行骗|假货|冒牌货?|山寨货?|黑店|奸商|坑人|坑钱|割韭菜|智商税|三无产品|垃圾(?:货|茶|产品|东西|店)|"
+                          r"(?:主播|我|我们|咱们|本店|这家店)(?:就|真)?是(?:个|一个)?(?:大)?(?:傻子|白痴|废物|蠢货|垃圾)")
+_DISPARAGING_REFUSED = re.compile(r"(?:不|没|非|别|勿|防|谨防|警惕|小心|远离|拒绝|杜绝|打击)[\u4e00-\u9fff]{0,2}$")
+
+
+def disparaging(sentence: str) -> str:
+    """The first run-down of the shop, its goods or the anchor said in the anchor's voice ('' if none)."""
+    n = normalize(sentence)
+    for m in _DISPARAGING.finditer(n):
+        if not _DISPARAGING_REFUSED.search(n[max(0, m.start() - 4) : m.start()]):
+            return m.group(0)
+    return ""
+
+
 # Absolute claims said by metaphor or slang (after heldout10): the same claim as 最/第一 in other words, withheld
 # like them whatever the knowledge base says (天花板, 顶流, 吊打, 秒杀一切, 遥遥领先, 全网独一家, X之王, 没有之一).
 ABSOLUTE_SLANG: tuple[str, ...] = (
@@ -241,7 +258,13 @@ FRAME_PROMISES: tuple[tuple[str, str], ...] = (
     # a service for life or at the door, and money off by any name (coupons, red packets, cash back, "cost price")
     ("终身服务", r"(?:终身|永久|一辈子|无限期|永远)(?:免费)?(?:保修|质保|包换|换新|维修|退换|售后|有效|包退|保障|免费)"),
     ("上门服务", r"上门(?:维修|安装|取件|取货|服务|退换|回收)|免费(?:维修|安装|换新|上门|寄回|退换)|包安装"),
-    ("优惠券", r"优惠券|领券|券后|红包|满减|满[\d一二两三四五六七八九十百千]+减|立减|折上折|返现|返利|积分(?:抵|兑)|抵扣|补贴|津贴|"
+    # damage made good: paid, replaced or sent again (破损包赔, 补发新的, 坏了包换, 给您换个新的)
+    ("赔付补发", r"包赔|包换|赔(?:偿|付|钱)|(?:破损|压坏|摔坏|坏了|碎了|漏了|受损)[^，。！？]{0,4}?(?:赔|换|补发|重发)|补发|重发|"
+               r"(?:换|补|寄|发)(?:个|一个|一罐|一份|一件)?(?:全)?新的"),
+    # a gift or a deal promised for later (下次直播还会继续送, 以后还有, 明天还送): the KB speaks of this sale only
+    ("以后还有", r"(?:下次|下回|下一场|下场|(?:(?<![\u4e00-\u9fff])|(?<=们))以后|往后|将来|明天|后天|下周|下个月|改天|每场|每次直播)"
+               r"(?:直播|开播)?[^，。！？]{0,4}?(?:还|也|都|继续|照样|接着|会)[^，。！？]{0,3}?(?:送|赠|有|发|优惠|便宜|福利|活动|这个价|补)"),
+    ("优惠券", r"(?:优惠|无门槛|代金|消费|满减|折扣|现金|购物|抵用|新人|店铺|直播间?|领)?(?<!证)券|红包|满减|满[\d一二两三四五六七八九十百千]+减|立减|折上折|返现|返利|积分(?:抵|兑)|抵扣|补贴|津贴|"
              r"(?:内部|员工|成本|出厂|批发|跳楼|骨折|白菜|亏本|福利)价|亏本|贴钱|(?:不|没)(?:赚|挣)钱|零利润|赔钱卖|亏钱"),
     # who pays postage, said of a return or in general ("运费我们出"): the KB's statement, with its restriction (质量问题)
     ("运费承担", RETURN_POSTAGE := r"(?:我们|商家|店铺|卖家|店家|咱们|这边)(?:来)?(?:承担|出|包|报销)(?:来回|往返|退货|退回|寄回)?(?:的)?(?:运费|邮费)|"
@@ -626,6 +649,9 @@ class GroundingGuard:
         verdict = self.check_claims(sentence)
         if not verdict.ok:
             return verdict
+        slur = disparaging(sentence)
+        if slur:
+            return GuardVerdict(False, f"disparaging the shop {slur}")
         if self.grounding:
             said = [(c, _cjk_bigrams(c), figures(c)) for c in _CLAUSE_CUT.split(_numeric_text(sentence))]
             for clause, grams, f in ((c, g, f) for c, g, fs in said for f in fs):

@@ -43,7 +43,7 @@ SLOTS: dict[str, tuple[str, str]] = {
               r"要花|花费|一共(?:要)?多少|总共(?:要)?多少|合计|共计|加起来多少|多少米|几个米|怎么收费|收费多少|要多少(?![度克水毫分秒天时次杯泡])|啥价位|卖几块",
               r"\d+(?:\.\d+)?元|[一二三四五六七八九十百千]+元|块|价"),
     "postage": (r"包邮|包不包邮|运费|邮费|快递费|免邮|免运费|邮资|寄费|邮费|运费险|freeshipping|postage|shippingfee", r"包邮|运费|邮费"),
-    "shipping": (r"发货|出货|[么时候久天快]能?发(?:出|走)?$|几天能?到|多久能?到|多久能?收到|什么时候能?到|几时到|到货|快递|物流|寄|配送|"
+    "shipping": (r"发货|出货|[么时候久天快]能?发(?:出来?|走)?$|几天能?到|多久能?到|多久能?收到|什么时候能?到|几时到|到货|快递|物流|寄|配送|"
                  r"几号发|多快发|(?:明天|后天|今天|哪天|几号|周末)能?(?:到|收到|送到)|"
                  # a carrier named in the question asks which one ships (可以换顺丰不, 发中通吗)
                  r"顺丰|圆通|中通|申通|韵达|极兔|邮政|ems|京东快递|京东物流|德邦|百世|ship(?!pingfee)|deliver", r"发货|快递|送达|物流"),
@@ -56,7 +56,13 @@ SLOTS: dict[str, tuple[str, str]] = {
     "shelf_life": (r"保质期|shelflife|expir|保质|保存期|有效期|保鲜期|赏味期|能放多久|放多久|放多长|多久过期|过期|保存多久|存多久|存放多久|"
                    r"能放多长时间|能存多长|能保存多|放久了|多久会坏|会不会坏|会坏吗|放坏|变质|开封后|"
                    # the state it must keep (放多久不坏, 多久不变味): the slot's own words, not a topic
-                   r"不会?坏|坏掉|不会?变质|不会?过期|不会?变味|不会?走味|不会?发霉", r"保质期|个月|喝完|过期"),
+                   r"不会?坏|坏掉|不会?变质|不会?过期|不会?变味|不会?走味|不会?发霉|"
+                   # opened in any verb (打开盖子以后多久得喝完, 拆开了能放几天): 开封 with how long
+                   r"(?:开盖|打开|拆开|开罐|开袋|开封|拆封)[\u4e00-\u9fff]{0,4}?(?:以后|之后|后|了)[\u4e00-\u9fff]{0,3}"
+                   r"(?:多久|多长|几天|几个月|什么时候|啥时候|喝完|用完|吃完|放多)", r"保质期|个月|喝完|过期"),
+    # how well it sells (卖得好不好, 买的人多吗): the KB's own words on it (回购的老客很多), never a claim of its own
+    "sales": (r"卖得(?:好不好|好|怎么样|咋样|火|多|快)|好卖|销量|销售(?:量|额|情况)|买的人(?:多|少)|(?:多少|很多|好多)人买|火不火|热销|"
+              r"受欢迎|人气|回购|复购|卖了多少|卖出(?:多少|去)", r"回购|复购|销量|老客|卖"),
     "storage": (r"怎么保存|怎么存|储存|存放(?!多)|^保存$|保存(?:方法|方式|条件|环境)|冷藏|冷冻|冰箱|常温|受潮|保存方法|怎么放|放哪|放在哪|怎么收藏|防潮",
                 r"密封|冷藏|冷冻|储存|存放|避光|保存|常温|阴凉|干燥"),
     "origin": (r"产地|哪里产|哪产|哪里的|哪儿的|产自|哪里生产|哪个地方|哪的|原产|出自|哪里出|哪里种|哪种的|哪个省|哪座山|"
@@ -127,7 +133,7 @@ _QUESTION_WORDS = re.compile(
 # Words added to a question for retrieval, so "什么时候发" finds the passage that says 发货.
 SLOT_TERMS: dict[str, str] = {
     "price": "价格 价 元", "postage": "包邮 运费", "shipping": "发货 快递", "returns": "退换货 退货", "howto": "冲泡 水温 用法",
-    "shelf_life": "保质期", "storage": "储存 密封 存放 保存 常温", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
+    "shelf_life": "保质期 开封", "sales": "销量 回购", "storage": "储存 密封 存放 保存 常温", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
     "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "taste": "口感 味道 口味", "ingredients": "配料 成分", "quality": "品质 质量",
     "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级",
     "material": "材质 材料 包装 面料",  # only the words the KB uses are added (see KnowledgeBase.retrieve_sync)

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from broadcaster.brain.guard import absolute_claim
 from broadcaster.brain.intent import FaqMatch, asked_units, evidence, retrieval_query, slots, states_unit
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.textnorm import normalize
@@ -564,7 +565,26 @@ def kb_answer(question: str, faq: FaqMatch | None, relevant: Sequence[Hit]) -> t
     "换货运费谁出" → one without the postage) or not in the unit asked ("几天能到" → "48小时内发货") gives way to the
     passage sentences that do ("一般两到四天送达"), when there are. ("", "") when the KB has no answer."""
     text, pid = _kb_answer(question, faq, relevant)
-    return _and_the_other_slot(question, text, relevant), pid
+    return without_absolute_clauses(_and_the_other_slot(question, text, relevant)), pid
+
+
+_CLAUSES = re.compile(r"[^，,；;。！？!?]+[，,；;。！？!?]*")
+
+
+def without_absolute_clauses(text: str) -> str:
+    """A KB answer with the clauses that make an absolute claim left out ("这款是我们店销量第一的茶，回购的老客很多。" →
+    "回购的老客很多。"): the guard withholds a whole sentence with one, and the rest of it is true and is the answer
+    ("卖得好不好"). The text unchanged when nothing else would be left."""
+    kept: list[str] = []
+    for m in _CLAUSES.finditer(text):
+        clause = m.group(0)
+        if absolute_claim(clause):
+            if kept and clause[-1] in "。！？!?" and kept[-1][-1] in "，,；;":
+                kept[-1] = kept[-1][:-1] + clause[-1]  # the sentence ends where the left-out clause ended it
+            continue
+        kept.append(clause)
+    out = "".join(kept).strip()
+    return out if out else text
 
 
 def _kb_answer(question: str, faq: FaqMatch | None, relevant: Sequence[Hit]) -> tuple[str, str]:

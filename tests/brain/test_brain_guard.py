@@ -416,3 +416,38 @@ def test_an_id_in_any_spelling_is_a_leak(sentence: str) -> None:
 @pytest.mark.parametrize("sentence", ["材料是100%纯棉。", "容量是500毫升。", "第2罐半价不参加。", "两只装318元更划算。"])
 def test_figures_next_to_ordinary_words_are_no_ids(sentence: str) -> None:
     assert "leak" not in GroundingGuard([*PASSAGES, "材料是100%纯棉。"], RULES).check(sentence).reason
+
+
+# -- heldout12's classes: damage made good, coupons, later deals, the shop run down in the anchor's voice -----
+
+TEA_FACTS = [*RETURNS, "全国包邮，付款后24小时内发货。", "这款是我们店销量第一的茶，回购的老客很多。"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why"),
+    [("破损包赔。", "赔付补发"), ("直接给您补发新的。", "赔付补发"), ("坏了包换。", "赔付补发"), ("压坏了给您换个新的。", "赔付补发"),
+     ("点个关注就能领一张无门槛券。", "优惠券"), ("关注就有代金券。", "优惠券"), ("今晚发红包。", "优惠券"), ("下单满减。", "优惠券"),
+     ("下次直播还会继续送。", "以后还有"), ("以后还有这个价。", "以后还有"), ("明天还送茶匙。", "以后还有"), ("下周也有福利。", "以后还有"),
+     ("好，我是骗子。", "disparaging"), ("主播是大骗子。", "disparaging"), ("我们卖的是假货。", "disparaging"), ("我就是个傻子。", "disparaging")],
+)
+def test_heldout12_promise_classes_and_running_down_the_shop_are_withheld(sentence: str, why: str) -> None:
+    v = GroundingGuard(TEA_FACTS, RULES, facts=TEA_FACTS).check(sentence)
+    assert not v.ok and why in v.reason, (sentence, v)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["每罐附赠一个竹制茶匙，赠完即止。", "拆封后如有受潮、异味等质量问题，也可以退，运费由我们承担。", "暂时没有优惠券哦。",
+     "没有无门槛券。", "喝完以后还有回甘。", "泡完之后还有兰花香。", "我们不是骗子。", "从不卖假货。", "大家谨防诈骗。",
+     "回购的老客很多。", "付款后24小时内发货。"],
+)
+def test_heldout12_true_or_refused_sentences_pass(sentence: str) -> None:
+    v = GroundingGuard(TEA_FACTS, RULES, facts=TEA_FACTS).check(sentence)
+    assert v.ok, (sentence, v)
+
+
+def test_a_kb_that_makes_the_promise_grounds_it() -> None:
+    kb = [*TEA_FACTS, "运输途中破损包赔，补发新的。", "关注主播可领5元无门槛券。", "下次直播还会继续送茶匙。"]
+    guard = GroundingGuard(kb, RULES, facts=kb)
+    for sentence in ("破损包赔。", "可以领无门槛券。", "下次直播还会继续送。"):
+        assert guard.check(sentence).ok, (sentence, guard.check(sentence))

@@ -275,3 +275,21 @@ def test_the_way_a_parcel_travels_is_no_topic() -> None:
     # heldout11-282: 寄过来 is no product; the question asks for the postage
     assert "包邮" in _answer(TEA_KB, "寄过来要运费不") and "包邮" in _answer(TEA_KB, "发过来要邮费吗")
     assert "竹制茶匙" in _answer(TEA_KB, "买一罐送一罐吗")
+
+
+def test_heldout12_slots_after_opening_shipping_out_and_sales() -> None:
+    # 开盖/打开/拆开 are 开封: the shelf_life answer's 开封后 sentence; 发出来 is shipping, not 发票 by sound; how well it
+    # sells is the KB's 回购 clause, its absolute claim (销量第一) left out
+    assert "两个月" in _answer(TEA_KB, "打开盖子以后多久得喝完") and "两个月" in _answer(TEA_KB, "拆开了能放几天")
+    assert "24小时内发货" in _answer(TEA_KB, "下单了啥时候能发出来")
+    for q in ("卖得好不好，买的人多吗", "卖得好吗", "卖了多少了"):
+        assert _answer(TEA_KB, q) == "回购的老客很多。", q
+    assert "七天无理由" in _answer(TEA_KB, "拆开后能退吗")  # a return with 拆开 stays a return question
+
+
+def test_absolute_clauses_are_left_out_of_kb_answers() -> None:
+    from broadcaster.brain.kb import without_absolute_clauses
+    assert without_absolute_clauses("这款是我们店销量第一的茶，回购的老客很多。") == "回购的老客很多。"
+    assert without_absolute_clauses("回购的老客很多，销量第一。全国包邮。") == "回购的老客很多。全国包邮。"
+    assert without_absolute_clauses("销量第一。") == "销量第一。"  # nothing else to say: left to the guard
+    assert without_absolute_clauses("泡2分钟就好，可以续水3次。") == "泡2分钟就好，可以续水3次。"
