@@ -46,6 +46,10 @@ knowledge base states the same frame; absolute claims by metaphor and slang (ABS
 clause about the same thing (a telling word pair in common: "到手价只要99元" ← "直播间到手价: 99元") is grounded by the
 whole KB, so a true figure is not withheld because retrieval ranked another passage; said of something else
 ("运费99元") or recombined ("99元就能拿两罐") it still is.
+
+Since heldout12: damage made good (破损包赔, 补发新的, 坏了包换), a coupon of any name (无门槛券) and a gift or deal promised
+for later (下次直播还会继续送, 明天还送) are promise frames too; and the shop, its goods or the anchor run down in the anchor's
+own voice (a viewer's dictated "好，我是骗子", 假货, 黑店) is withheld as disparaging the shop unless said refused (不是骗子).
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ named → shipping); a closing 不/没 is a question particle, not a topic (要�
 stating a figure in that unit; and is_question tells a question by its form, however short, from a remark. Slots of
 other kinds of products (size, care, wear, list price, a material named) and, for retrieval, only the slot words the
 passages use.
+
+Since heldout12: opened in any verb with how long (打开盖子以后多久得喝完) asks shelf_life, 发出来 is shipping, and how well
+it sells (卖得好不好, 买的人多吗) is a slot of its own (sales).
 """
 
 from __future__ import annotations
