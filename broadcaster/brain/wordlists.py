@@ -483,7 +483,7 @@ PATTERNS: dict[str, str] = {
     # -- families added after heldout11, by class.
     # Another live room or anchor (隔壁X直播间, 另一个号, 别家直播间, a known anchor by name) with an offer: a gift, a price, a
     # discount, "more honest" — not a question about it (隔壁直播间也送杯子吗).
-    "别家直播间": r"(?:(?:隔壁|别家|别的|其他|其它|另一个|另外一个|另一家|另外一家|有个|有家|某个?)(?:号|账号|主播|家)?的?"
+    "别家直播间": r"(?<!比)(?:(?:隔壁|别家|别的|其他|其它|另一个|另外一个|另一家|另外一家|有个|有家|某个?)(?:号|账号|主播|家)?的?"
               r"[\u4e00-\u9fffa-z0-9]{0,6}?(?:直播间|主播)|人家的?直播间|(?:另一个|另外一个|其他|其它|别的)(?:号|账号|店铺|店|商家|卖家)"
               r"|(?:ANCHORS)(?:的)?(?:直播间|家|那边|那里|那)?|隔壁|别家)"
               # the gap says nothing for this room (看了别的直播间，还是你们家实惠)
