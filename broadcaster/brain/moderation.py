@@ -47,6 +47,11 @@ Every listed word (the room's, plus the built-in lists of broadcaster/brain/word
   or comparison frame but never as a quantity (250克) or a time (十三点开播), and insult initials glued to more
   initials ("rnmtq"). A platform's payment product (京东白条, 抖音月付) is an allowed phrase, and a unit after a number
   ("250g") is no one-letter syllable stand-in.
+- after heldout12: a contact app described by its look (那个绿色的聊天软件) with "find me", an id "in my avatar/signature",
+  cheaper-than-here with "ask me", 友商/竞品 praised, 别买 then "go to the market", refund/claims agents asking for a bank
+  card, fake certificates "checkable online", appearance beyond saving, dialect curses (册那, 干恁娘, 靠北), hotel-room
+  invitations and body innuendo, doxxing boasts, veiled threats (认识你们…的人 + 走着瞧); and a sentence ending in a common
+  word whose last character begins a listed word of three or more (比拼 | 多多 → 拼多多) waits for the next sentence's start.
 Before any rule, emoji that stand for a syllable (🐴 马, 🍑 桃, 🐧 企鹅; wordlists.EMOJI_STANDINS),
 latin look-alikes from other scripts (Cyrillic х, Greek ο; wordlists.LOOKALIKES) and characters written as
 two components (亻言 信; wordlists.COMPONENT_PAIRS) are read as what they stand for. A homophone that is only
