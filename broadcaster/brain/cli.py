@@ -105,7 +105,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     # The room without an LLM (kb_answer, as the room answers): the FAQ entry meant, unless it does not say what the
     # question asks and a relevant passage does; else the best relevant passage.
     faq = FaqMatcher(kb.corpus.faq, [p.text for p in kb.passages]).match(args.text)
-    answer, pid = kb_answer(args.text, faq, relevant)
+    answer, pid = kb_answer(args.text, faq, relevant, absolute_claims=_room(args).brain.guard.absolute_claims)
     if not answer:
         source = ""
     elif faq is not None and pid == faq.passage_id and answer.startswith(faq.answer):

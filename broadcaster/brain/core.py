@@ -327,7 +327,8 @@ class Brain:
         return speakable_name(self.moderator, name)
 
     async def _without_llm(self, ans: _Answer, question: str, relevant: list[Hit]) -> AsyncIterator[Sentence]:
-        text, pid = kb_answer(question, self.faq.match(question), relevant)
+        text, pid = kb_answer(question, self.faq.match(question), relevant,
+                              absolute_claims=self.cfg.guard.absolute_claims)
         if text:
             ans.source, ans.passage_ids = "kb", (pid,)
             claims = self._guard(())

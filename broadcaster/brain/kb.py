@@ -559,13 +559,16 @@ def extract_answer(query: str, hit: Hit, max_sentences: int = 2) -> str:
     return "".join(out)
 
 
-def kb_answer(question: str, faq: FaqMatch | None, relevant: Sequence[Hit]) -> tuple[str, str]:
+def kb_answer(question: str, faq: FaqMatch | None, relevant: Sequence[Hit], *,
+              absolute_claims: bool = True) -> tuple[str, str]:
     """(answer, passage id) without a model: the FAQ entry meant, else the best relevant passage's sentences. An FAQ
     entry that does not say what every slot of the question asks ("原价多少" → an entry without the list price,
     "换货运费谁出" → one without the postage) or not in the unit asked ("几天能到" → "48小时内发货") gives way to the
-    passage sentences that do ("一般两到四天送达"), when there are. ("", "") when the KB has no answer."""
+    passage sentences that do ("一般两到四天送达"), when there are. ("", "") when the KB has no answer.
+    `absolute_claims` (brain.guard.absolute_claims): clauses with one are left out, as the guard would withhold them."""
     text, pid = _kb_answer(question, faq, relevant)
-    return without_absolute_clauses(_and_the_other_slot(question, text, relevant)), pid
+    text = _and_the_other_slot(question, text, relevant)
+    return (without_absolute_clauses(text) if absolute_claims else text), pid
 
 
 _CLAUSES = re.compile(r"[^，,；;。！？!?]+[，,；;。！？!?]*")

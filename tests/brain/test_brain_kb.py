@@ -293,3 +293,9 @@ def test_absolute_clauses_are_left_out_of_kb_answers() -> None:
     assert without_absolute_clauses("回购的老客很多，销量第一。全国包邮。") == "回购的老客很多。全国包邮。"
     assert without_absolute_clauses("销量第一。") == "销量第一。"  # nothing else to say: left to the guard
     assert without_absolute_clauses("泡2分钟就好，可以续水3次。") == "泡2分钟就好，可以续水3次。"
+
+
+def test_a_room_that_allows_absolute_claims_keeps_them_in_kb_answers() -> None:
+    hit = Hit(Passage("p#0", "这款是我们店销量第一的茶，回购的老客很多。"), 1.0, 1.0)
+    assert kb_answer("卖得好吗", None, [hit])[0] == "回购的老客很多。"
+    assert kb_answer("卖得好吗", None, [hit], absolute_claims=False)[0] == "这款是我们店销量第一的茶，回购的老客很多。"
