@@ -26,7 +26,7 @@ _WORDS = (
     "不错", "挺好", "真好", "太好", "很好", "说好", "都说好", "这个好", "绝了", "绝绝子", "yyds", "xswl", "u1s1",
     "nice", "good", "great", "love", "cool", "666", "真香", "种草", "安利", "心动", "动心", "蠢蠢欲动", "忍不住", "捂不住",
     "好评", "满意", "舒服", "治愈", "温柔", "有趣", "有意思", "好玩", "开心", "宝藏", "大气",
-    "新鲜", "清香", "好香", "真香", "回甘", "放松", "解压", "提神", "润", "上瘾", "上头", "佩服",
+    "新鲜", "清香", "好香", "回甘", "放松", "解压", "提神", "润", "上瘾", "上头", "佩服",
     # the product and buying it
     "好喝", "好用", "好吃", "推荐", "想要", "想买", "要了", "买了", "买一罐", "来一罐", "带一罐", "加一罐", "再来",
     "下单", "拍了", "已拍", "拍下", "先拍", "入手", "回购", "回头客", "老顾客", "收到了", "到货", "囤",
@@ -73,7 +73,7 @@ class Friendly:
         dense = _SPACES.sub("", low)
         if _VETO.search(dense):
             return False
-        return self._re.search(low) is not None or self._re.search(dense) is not None
+        return self._re.search(low) is not None or (dense != low and self._re.search(dense) is not None)
 
 
 # A viewer with a problem (the stream stalls, an order has not come, a tin arrived dented) is not thanked and not

@@ -75,7 +75,7 @@ def _room_kb(args: argparse.Namespace) -> Any:
         kb.embed = Embedder(path, kb_cfg.dense_device)
     t0 = time.perf_counter()
     kb.build_sync()
-    return kb, kb_cfg, time.perf_counter() - t0
+    return kb, room.brain, time.perf_counter() - t0
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -97,7 +97,8 @@ def cmd_query(args: argparse.Namespace) -> int:
     from broadcaster.brain.kb import explain_terms, kb_answer
     from broadcaster.brain.sentences import split_sentences
 
-    kb, kb_cfg, _ = _room_kb(args)
+    kb, brain_cfg, _ = _room_kb(args)
+    kb_cfg = brain_cfg.kb
     t0 = time.perf_counter()
     hits, relevant = kb.retrieve_sync(args.text, kb_cfg.min_match, args.k)  # as the room retrieves
     took_ms = (time.perf_counter() - t0) * 1000
@@ -105,7 +106,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     # The room without an LLM (kb_answer, as the room answers): the FAQ entry meant, unless it does not say what the
     # question asks and a relevant passage does; else the best relevant passage.
     faq = FaqMatcher(kb.corpus.faq, [p.text for p in kb.passages]).match(args.text)
-    answer, pid = kb_answer(args.text, faq, relevant, absolute_claims=_room(args).brain.guard.absolute_claims)
+    answer, pid = kb_answer(args.text, faq, relevant, absolute_claims=brain_cfg.guard.absolute_claims)
     if not answer:
         source = ""
     elif faq is not None and pid == faq.passage_id and answer.startswith(faq.answer):

@@ -375,15 +375,15 @@ class Brain:
         friendly), the fallback line if it reports a problem (卡了, 没收到, 瘪了) — else None: a comment the room does
         not understand scrolls by unanswered, never thanked (one that asks something the KB or a slot knows never
         gets here: it is answered, or met with the safe line)."""
-        kind = getattr(ans.line, "kind", "")
         ev = ans.line.event
-        if kind == "comment" and ev is not None and ev.user is not None and self.cfg.chit_chat_lines and not (
-                self.cfg.chit_chat == "friendly" and not self._friendly(ans.line.text)):
-            text = self._rng.choice(self.cfg.chit_chat_lines).format(name=self._safe_name(ev.user.name))
-        elif kind == "comment" and self.cfg.chit_chat == "friendly" and not problem(ans.line.text):
-            return None
-        else:
-            text = next(self._fallback_cycle)
+        if getattr(ans.line, "kind", "") == "comment":
+            welcome = self.cfg.chit_chat == "all" or self._friendly(ans.line.text)
+            if welcome and ev is not None and ev.user is not None and self.cfg.chit_chat_lines:
+                text = self._rng.choice(self.cfg.chit_chat_lines).format(name=self._safe_name(ev.user.name))
+                return self._emit(ans, text, "fallback", ("moderation: skipped (configured fallback line)",))
+            if self.cfg.chit_chat == "friendly" and not problem(ans.line.text):
+                return None
+        text = next(self._fallback_cycle)
         return self._emit(ans, text, "fallback", ("moderation: skipped (configured fallback line)",))
 
     async def _llm(self, ans: _Answer, question: str, relevant: list[Hit], context: list[Hit]) -> AsyncIterator[Sentence]:
@@ -569,10 +569,8 @@ class Brain:
                 self._drop(ans, text, reason)
                 ans.patched = True
                 return [self._emit(ans, self.cfg.guard.safe_line, "fallback", ("moderation: replaced",), content=False)]
-            out = self._moderated(ans, held, "llm")
+            out = self._voiced(ans, held)
             if out is not None:
-                if out.source == "llm":
-                    out.verdicts = ("moderation: ok", "grounding: ok")
                 outs.append(out)
             if ans.replaced:
                 return outs
@@ -590,10 +588,7 @@ class Brain:
                 or not self.moderator.check(ans.held + ahead).ok):
             return None
         held, ans.held = ans.held, ""
-        out = self._moderated(ans, held, "llm")
-        if out is not None and out.source == "llm":
-            out.verdicts = ("moderation: ok", "grounding: ok")
-        return out
+        return self._voiced(ans, held)
 
     def _salvaged(self, ans: _Answer, texts: Sequence[str]) -> Iterator[Sentence]:
         """The model's sentences after its withheld first one, each through the guard (with the sentence said
@@ -621,16 +616,11 @@ class Brain:
                 yield out
 
     def _dangling(self, text: str) -> bool:
-        """True when the sentence's end may begin a listed word or nickname: the moderator's own test (its last
-        word is a listed word's start: 去淘。, 就是脑。) or its last two or three characters begin one even when
-        they make a harmless word of their own (玩百家。 → 百家乐, 加我的绿泡。 → 绿泡泡). Holding such a sentence
-        costs one sentence of delay; voicing it would leave the next sentence to complete the word on air."""
-        if self.moderator.dangling(text):
-            return True
-        # The moderator's proper beginnings of its listed CJK forms (the same set its dangling() reads).
-        prefixes = self.moderator.prefixes
-        d = dense(fold(text))
-        return any(len(d) >= k and d[-k:] in prefixes for k in (2, 3))
+        """True when the sentence's end may begin a listed word or nickname: its last word is a listed word's start
+        (去淘。, 就是脑。) or its last two or three characters begin one even as a harmless word of their own (玩百家。
+        → 百家乐, 加我的绿泡。 → 绿泡泡). Such a sentence is held until the next one's first characters rule a split
+        out (_release_held); voicing it at once would leave the next sentence to complete the word on air."""
+        return self.moderator.dangling(text) or self.moderator.tail_begins(text)
 
     def _grounded(self, ans: _Answer, text: str, guard: GroundingGuard) -> Sentence | None:
         if ans.abandoned:
@@ -646,10 +636,6 @@ class Brain:
                 # answer goes on without it ("销量第一。回购的老客很多。" → "回购的老客很多。").
                 self._drop(ans, text, f"grounding: {g.reason}")
                 return None
-            if ans.abandoned:
-                ans.salvage_done = True  # a second invention: nothing more of this model answer is used
-                self._drop(ans, text, f"grounding: {g.reason}")
-                return None
             if not ans.spoken:
                 # Nothing of the model's answer said yet: drop the model and answer from the KB instead; the
                 # model's later sentences are kept (not voiced) in case the KB has no answer (see _without_llm).
@@ -660,6 +646,10 @@ class Brain:
         if self._dangling(text) and self.moderator.check(text).ok:
             ans.held = text  # its end may begin a listed word: wait for the next sentence
             return None
+        return self._voiced(ans, text)
+
+    def _voiced(self, ans: _Answer, text: str) -> Sentence | None:
+        """A model sentence the guard passed, through moderation (its verdicts say both checks passed)."""
         out = self._moderated(ans, text, "llm")
         if out is not None and out.source == "llm":
             out.verdicts = ("moderation: ok", "grounding: ok")

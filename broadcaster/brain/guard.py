@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from broadcaster.brain.textnorm import dense, normalize
+from broadcaster.brain.textnorm import dense, is_cjk_char, normalize
 from broadcaster.brain.wordlists import (
     ABSOLUTE_CLAIMS,
     EXACT_PROMISES,
@@ -401,10 +401,6 @@ class Figure:
 
 _NOT_CJK = re.compile(r"[^\u4e00-\u9fff]")
 _LABEL_FILLERS = frozenset({"只要", "就要", "才要", "仅需", "大概", "大约", "左右", "一共", "总共", "也是", "都是", "还是"})
-
-
-def _is_cjk(c: str) -> bool:
-    return "\u4e00" <= c <= "\u9fff"
 
 
 def _with_label(f: Figure, t: str, start: int) -> Figure:
@@ -746,7 +742,7 @@ class GroundingGuard:
             return True
         if f.unit and any(grams & kb for kb in self._stated.get((v, f.unit), ())):
             return True  # the KB states this value in this unit in a clause about the same thing ("到手价只要99元")
-        if f.phrase and _is_cjk(f.phrase[-1]) and f.phrase in self._named:
+        if f.phrase and is_cjk_char(f.phrase[-1]) and f.phrase in self._named:
             return True  # a count inside a name the knowledge base uses ("两罐装"), not a count of its own
         for value, unit in self.allowed:
             if value != v:

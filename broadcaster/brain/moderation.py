@@ -683,10 +683,11 @@ class Moderator:
                 w = self._abbr.get("sb")
         return w
 
-    @property
-    def prefixes(self) -> frozenset[str]:
-        """Proper beginnings (1–3 characters) of the listed CJK forms (淘 of 淘宝, 拼多 of 拼多多)."""
-        return self._prefixes
+    def tail_begins(self, text: str) -> bool:
+        """True when the text's last two or three characters begin a listed CJK form, even when they are a word of
+        their own (玩百家 → 百家乐, 适合学生 → 学生贷): stricter than dangling(), for a sentence the next may complete."""
+        d = dense(fold(text))
+        return any(len(d) >= k and d[-k:] in self._prefixes for k in (2, 3))
 
     def runs_on(self, before: str, after: str) -> bool:
         """True when a listed word begun at the end of `before` may still run on into what has come of `after`:
