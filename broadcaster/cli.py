@@ -23,7 +23,10 @@ def _setup_logging(level: str = "info", fmt: str = "text") -> None:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    from broadcaster.paths import ensure_writable
+
     config = load_config(args.config)
+    ensure_writable(config, args.config)  # every folder it will write, tried: all that fail are printed
     sys.stdout.write(dump_redacted(config))
     return 0
 
@@ -129,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--config", required=True)
     p.set_defaults(func=_cmd_run)
 
-    p = sub.add_parser("check", help="validate a config and print it resolved, secrets redacted")
+    p = sub.add_parser("check", help="validate a config, try every folder it writes, print it resolved, secrets redacted")
     p.add_argument("-c", "--config", required=True)
     p.set_defaults(func=_cmd_check)
 
@@ -172,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except ConfigError as exc:
-        print(f"config error: {exc}", file=sys.stderr)
+        for problem in getattr(exc, "problems", [exc]):  # paths.UnwritablePaths: one line each
+            print(f"config error: {problem}", file=sys.stderr)
         return EXIT_CONFIG
 
 

@@ -88,17 +88,12 @@ class RecordOutput(Model):
 
     @field_validator("path")
     @classmethod
-    def _dir_exists(cls, v: Path, info: ValidationInfo) -> Path:
+    def _under_config_folder(cls, v: Path, info: ValidationInfo) -> Path:
+        # Whether its folder can be written is tried by broadcaster/paths.py (check, run, a media reload), not
+        # here: loading a config (status, tail, kb query…) must work for an operator who cannot write there.
         base = (info.context or {}).get("base_dir")
         if base is not None and not v.is_absolute() and not str(v).startswith("~"):
             v = Path(base) / v
-        parent = v.expanduser().parent
-        ancestor = parent
-        while not ancestor.exists() and ancestor != ancestor.parent:
-            ancestor = ancestor.parent
-        # A missing directory is created when the recording starts; it must be creatable.
-        if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
-            raise ValueError(f"directory {str(parent)!r} does not exist and cannot be created")
         return v
 
 
@@ -345,13 +340,14 @@ def parse_config(data: Any, file: str | os.PathLike[str] = "<config>", *, check_
 
 # -- named files and folders ------------------------------------------------------------------------------
 
-# Paths the daemon writes: created when needed, so they need not exist (the recording's folder is checked by
-# RecordOutput). Every other Path in the config is something to read and must exist.
+# Paths the daemon writes: created when needed, so they need not exist (broadcaster/paths.py tries whether they
+# can be written). Every other Path in the config is something to read and must exist.
 _CREATED: frozenset[tuple[str, str]] = frozenset({
     ("RecordOutput", "path"),
     ("AuditConfig", "path"),
     ("DaemonConfig", "state_dir"),
     ("VoiceConfig", "embeddings_dir"),
+    ("ServicesConfig", "socket_dir"),
 })
 
 

@@ -16,6 +16,7 @@ from broadcaster import metrics
 from broadcaster.admin import start_admin
 from broadcaster.config import MAX_FILE_BYTES, Config, ConfigError, RoomConfig, load_config
 from broadcaster.logs import register_secrets, secrets_of
+from broadcaster.paths import ensure_room_writable, ensure_writable
 from broadcaster.services import HostServices
 from broadcaster.show import content_changes
 from broadcaster.slot import RoomSlot, media_changes
@@ -108,6 +109,9 @@ class Daemon:
         return self.services.env() if self.services is not None else {}
 
     async def start(self) -> None:
+        # Before anything goes on air: every folder the config makes the daemon write is tried (UnwritablePaths,
+        # a ConfigError, names each that fails; `run` prints them and exits 2).
+        await asyncio.to_thread(ensure_writable, self.config, self.config_path or "<config>")
         if self.config_path is not None:
             try:
                 self._config_hash = await asyncio.to_thread(_digest, self.config_path, self._watched)
@@ -263,6 +267,7 @@ class Daemon:
                         result["removed"].append(rid)
                     elif plan.action == "add":
                         assert cfg is not None
+                        await self._probe(new, cfg)
                         runner = self._runner(cfg)
                         await runner.start()
                         self.runners[rid] = runner
@@ -270,6 +275,8 @@ class Daemon:
                         result["added"].append(rid)
                     elif plan.action in ("cut", "live"):
                         assert cfg is not None
+                        if plan.action == "cut":
+                            await self._probe(new, cfg)
                         await self.runners[rid].apply(cfg)
                         running[rid] = cfg
                         result["changed" if plan.action == "cut" else "live"].append(rid)
@@ -300,6 +307,12 @@ class Daemon:
                 self.watchdog.note("last reload: " + describe_reload(result) if result["failed"] else "")
             (log.warning if result["failed"] else log.info)("config %s", describe_reload(result))
             return result
+
+    async def _probe(self, new: Config, cfg: RoomConfig) -> None:
+        """A room about to start or have its media handed over: the folders it will write are tried first, so a
+        broken one is refused (the room keeps its running config) instead of retried on air forever."""
+        prefix = f"rooms[{next(i for i, r in enumerate(new.rooms) if r.id == cfg.id)}]"
+        await asyncio.to_thread(ensure_room_writable, cfg, self.config_path or "<config>", prefix)
 
     async def run(self) -> int:
         """Runs until SIGTERM/SIGINT; returns the process exit code."""

@@ -44,6 +44,10 @@ SINK_DROPPED = Counter(
     ["room", "sink", "kind"], registry=REGISTRY,
 )
 SINK_QUEUE = Gauge("va_sink_queue_seconds", "Media queued in a sink", ["room", "sink"], registry=REGISTRY)
+SINK_FAULTS = Counter(
+    "va_sink_faults", "Failed attempts of a recording to open or write its file, by reason (disk_full, deleted, …)",
+    ["room", "sink", "reason"], registry=REGISTRY,
+)
 
 # Chat and decisions
 DROPS = Counter("va_drops", "Lines or events dropped, by reason", ["room", "reason"], registry=REGISTRY)

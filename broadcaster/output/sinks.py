@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import logging
+import os
 import random
 import threading
 import time
@@ -17,6 +20,7 @@ from broadcaster import faults, metrics
 from broadcaster.config import RecordOutput, RtmpOutput
 from broadcaster.output import flv, rtmp
 from broadcaster.output.encoder import EncodedPacket, Encoder
+from broadcaster.paths import recording_file
 from common.config import redact_url
 from common.retry import Backoff
 
@@ -297,10 +301,33 @@ class RtmpSink(Sink):
 
 RECORD_FORMATS = {".flv": "flv", ".mkv": "matroska", ".ts": "mpegts", ".mp4": "mp4"}
 
+# Why a recording cannot be written, by the errno that said so: the fault a sink reports and the metric's label.
+_FAULT_REASONS = {
+    errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EFBIG: "file_too_big", errno.EROFS: "read_only",
+    errno.EACCES: "permission", errno.EPERM: "permission", errno.ENOENT: "folder_missing",
+    errno.ENOTDIR: "folder_missing", errno.EIO: "io_error",
+}
+_STABLE_S = 10.0  # media a file must take without an error before the retry backoff starts over
+
+
+class _Deleted(OSError):
+    """The file being recorded was deleted, or its folder removed: everything written to it goes nowhere."""
+
+
+def fault_reason(exc: BaseException) -> str:
+    if isinstance(exc, _Deleted):
+        return "deleted"
+    return _FAULT_REASONS.get(getattr(exc, "errno", None) or 0, "error")
+
 
 class RecordSink(Sink):
     """Records to files, rotating at a keyframe after rotate_seconds or rotate_bytes; never drops for speed
-    unless the disk falls more than 10 s behind."""
+    unless the disk falls more than 10 s behind.
+
+    A file that cannot be opened or written (a full disk, a read-only mount, its folder deleted) is retried on a
+    backoff; the fault is logged and shown in status once per change of reason, not once per try, and every try
+    is counted (va_sink_faults). A try that got nothing into its file leaves no empty file behind.
+    """
 
     kind = "record"
 
@@ -310,16 +337,22 @@ class RecordSink(Sink):
         self._segment = 0
         self.files: list[Path] = []
         self._bytes_at_open = 0
-        # A disk that is full or a folder that went away: retry soon, then less often (a log line per try).
+        self._file_packets = 0  # packets the current file took
+        self.fault = ""  # why the recording is failing now (a fault_reason), "" while it records
+        self.fault_since: float | None = None  # wall time the current fault began
+        self._fault_tries = 0  # failed tries since it began
+        # A disk that is full or a folder that went away: retry soon, then less often.
         self._backoff = Backoff(1.0, 30.0, factor=2.0, wait_jitter=0.1, rng=rng)
 
     def display_target(self) -> str:
         return str(self._cfg.path)
 
+    def status(self) -> dict:
+        return {**super().status(), "fault": self.fault, "fault_since": self.fault_since}
+
     def _next_path(self) -> Path:
         """The next segment's file; an existing recording (a restart, a reload) is never overwritten."""
-        pattern = str(self._cfg.path.expanduser())
-        path = Path(datetime.now().strftime(pattern).replace("{n}", f"{self._segment:04d}"))
+        path = recording_file(self._cfg.path, self._segment, datetime.now())
         self._segment += 1
         k = 1
         while path.exists():
@@ -344,6 +377,7 @@ class RecordSink(Sink):
         vstream.time_base = astream.time_base = Fraction(1, 1000)
         self.files.append(path)
         self._bytes_at_open = self.bytes
+        self._file_packets = 0
         return container, vstream, astream
 
     def _should_rotate(self, pkt: EncodedPacket) -> bool:
@@ -361,45 +395,100 @@ class RecordSink(Sink):
                 self._cond.wait(0.5)
             return not self._abort
 
+    def _fail(self, exc: BaseException, what: str) -> None:
+        """One failed try: counted, logged when its reason differs from the fault before (a disk full for hours
+        is one line), then the backoff's wait, dropping what arrives meanwhile (the room stays on air)."""
+        reason = fault_reason(exc)
+        self.last_error = str(exc)
+        self.failed_attempts += 1
+        self._fault_tries += 1
+        metrics.SINK_FAULTS.labels(self.room, self.name, reason).inc()
+        delay = self._backoff.next_delay()
+        if reason != self.fault:
+            log.error("sink %s: %s: %s; the room stays on air, retrying in %.1fs and then less often (%s)",
+                      self.name, what, exc, delay, reason, extra={"room": self.room, "reason": reason})
+            self.fault, self.fault_since = reason, time.time()
+            self._fault_tries = 1
+        else:
+            log.debug("sink %s: %s: %s; retry in %.1fs (try %d)", self.name, what, exc, delay, self._fault_tries)
+        self._sleep(delay)
+
+    def _took(self, pkt: EncodedPacket, path: Path) -> None:
+        """A packet is in the file: a fault is over (logged once), and after _STABLE_S the backoff starts over."""
+        self._file_packets += 1
+        if self.fault:
+            log.info("sink %s: recording again, to %s (after %d failed tries over %.0fs: %s)", self.name, path,
+                     self._fault_tries, time.time() - (self.fault_since or time.time()), self.fault,
+                     extra={"room": self.room})
+            self.fault, self.fault_since = "", None
+        if pkt.video and pkt.keyframe and pkt.time - self.base_time >= _STABLE_S:
+            self._backoff.reset()
+
+    @staticmethod
+    def _still_there(path: Path, opened: os.stat_result) -> None:
+        """Raises _Deleted when the file at `path` is no longer the one being written (writes to a deleted
+        file succeed, into an inode nobody can open: the recording would be lost without an error)."""
+        try:
+            now = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            now = None
+        if now is None or (now.st_dev, now.st_ino) != (opened.st_dev, opened.st_ino):
+            raise _Deleted(errno.ENOENT, "the file was deleted while it was being recorded", str(path))
+
+    def _record(self, container, vstream, astream) -> tuple[BaseException, str] | None:
+        """Writes one file until rotation or closing; (error, what failed) when it could not."""
+        path = self.files[-1]
+        failure: tuple[BaseException, str] | None = None
+        opened: list[os.stat_result] = []  # the file as the first packet made it (the muxer opens it then)
+
+        def write(pkt: EncodedPacket, pts: int, dts: int, c=container, v=vstream, a=astream) -> None:
+            packet = av.Packet(pkt.data)
+            packet.pts, packet.dts, packet.duration = pts, dts, pkt.duration
+            packet.time_base = pkt.time_base
+            packet.is_keyframe = pkt.keyframe
+            packet.stream = v if pkt.video else a
+            try:
+                if opened and pkt.video and pkt.keyframe:  # a stat every GOP
+                    self._still_there(path, opened[0])
+                c.mux(packet)
+                if not opened:
+                    opened.append(os.stat(path))
+            except (av.FFmpegError, OSError) as exc:
+                raise _Disconnected(str(exc)) from exc
+            self._took(pkt, path)
+
+        try:
+            self._mux_session(write, self._should_rotate)
+        except _Disconnected as exc:
+            cause = exc.__cause__ or exc
+            failure = (cause, "recording file deleted" if isinstance(cause, _Deleted) else "write failed")
+        try:
+            container.close()
+        except (av.FFmpegError, OSError) as exc:
+            if failure is None:
+                log.error("sink %s: closing %s: %s", self.name, path, exc)
+        if failure is not None and not self._file_packets and not isinstance(failure[0], _Deleted):
+            # Nothing of the stream is in it: a retry each backoff must not leave a trail of empty files.
+            with contextlib.suppress(OSError):
+                path.unlink()
+            self.files.remove(path)
+            self._segment -= 1
+        return failure
+
     def _run(self) -> None:
         while self._packet_waiting():
             try:
                 container, vstream, astream = self._open_container()
             except (av.FFmpegError, OSError) as exc:
-                self.last_error = str(exc)
-                self.failed_attempts += 1
-                delay = self._backoff.next_delay()
-                log.error("sink %s: cannot open recording: %s; retry in %.1fs (attempt %d)", self.name, exc, delay,
-                          self.failed_attempts)
-                self._sleep(delay)
+                self._fail(exc, "cannot open recording")
                 continue
-            self._backoff.reset()
             self._set_connected(True)
             with self._cond:
                 self._need_key = True
-
-            def write(pkt: EncodedPacket, pts: int, dts: int, c=container, v=vstream, a=astream) -> None:
-                packet = av.Packet(pkt.data)
-                packet.pts, packet.dts, packet.duration = pts, dts, pkt.duration
-                packet.time_base = pkt.time_base
-                packet.is_keyframe = pkt.keyframe
-                packet.stream = v if pkt.video else a
-                try:
-                    c.mux(packet)
-                except (av.FFmpegError, OSError) as exc:
-                    raise _Disconnected(str(exc)) from exc
-
-            try:
-                self._mux_session(write, self._should_rotate)
-            except _Disconnected as exc:
-                self.last_error = str(exc)
-                log.error("sink %s: write failed: %s", self.name, exc)
-            finally:
-                try:
-                    container.close()
-                except (av.FFmpegError, OSError) as exc:
-                    log.error("sink %s: closing %s: %s", self.name, self.files[-1], exc)
-                self._set_connected(False)
+            failure = self._record(container, vstream, astream)
+            self._set_connected(False)
+            if failure is not None:
+                self._fail(*failure)
 
 
 def build_sinks(room: str, outputs, encoder: Encoder) -> list[Sink]:
