@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from common.config import Model, Secret, SecretURL
+from danmaku.money import MoneyConfig
+
+_DEFAULT_MONEY = MoneyConfig()
 
 _BROWSER_UA = (
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -38,6 +41,17 @@ class _SourceBase(Model):
     # Events buffered between the connector and its consumer; the oldest is dropped past this.
     queue_max: int = Field(10000, ge=1)
     max_inflated_bytes: int = Field(8 * 1024 * 1024, ge=1024)  # decompression-bomb cap per frame
+    # The room's money table: the room config hands its `money:` section to each of its sources (in_room);
+    # a source config on its own (tests, tools) values money with the defaults.
+    _money: MoneyConfig | None = PrivateAttr(None)
+
+    def in_room(self, money: MoneyConfig) -> None:
+        """Values this source's paid events with the room's money table."""
+        self._money = money
+
+    @property
+    def money(self) -> MoneyConfig:
+        return self._money if self._money is not None else _DEFAULT_MONEY
 
     @model_validator(mode="after")
     def _delays(self) -> _SourceBase:
@@ -156,7 +170,6 @@ class DouyinWebSource(_SourceBase, _TlsMixin):
     heartbeat_s: float = Field(10.0, gt=0)
     read_timeout_s: float = Field(60.0, gt=0)
     http_timeout_s: float = Field(10.0, gt=0)
-    diamond_milli: int = Field(100, ge=0)  # 1 Douyin diamond (抖币) = 0.1 CNY = 100 milli-yuan
     # A combo whose end frame never came is counted this long after its last step (on a timer, no traffic needed).
     combo_timeout_s: float = Field(10.0, gt=0)
     silent_after_s: float | None = Field(180.0, gt=0)
@@ -294,6 +307,11 @@ class GroupSource(_SourceBase):
     stale_after_s: float | None = Field(60.0, gt=0)
     recover_after_s: float = Field(15.0, gt=0)
     dedup_window_s: float = Field(10.0, gt=0)
+
+    def in_room(self, money: MoneyConfig) -> None:
+        super().in_room(money)
+        for m in self.members:
+            m.in_room(money)
 
     @model_validator(mode="after")
     def _members(self) -> GroupSource:

@@ -1,4 +1,17 @@
-"""The platform-neutral Event: one comment, gift, super chat, … from any chat source."""
+"""The platform-neutral Event: one comment, gift, super chat, … from any chat source.
+
+Money, exactly (the contract; docs/platforms.md has the tables):
+- `money` is what the platform said, in its own unit, as an exact integer: `Money(unit, amount, exp)` is
+  amount × 10^-exp of unit — `Money("twitch_bit", 500)`, a Super Chat's `Money("USD", 5_000_000, 6)` (YouTube's
+  amountMicros), `Money("kuaishou_coin", 10)` (快币), `Money("CNY", 30)` (a Bilibili super chat). A unit is an
+  ISO 4217 currency code or a platform unit (danmaku.money.PLATFORM_UNITS). None for free events.
+- `value_milli` is that money's value in the room's accounting currency (`currency`, CNY unless the room's
+  `money:` section says otherwise) in integer thousandths: a Source converts `money` once, with the room's rate
+  table, as the event leaves it (danmaku.money.Rates). Priorities, thanks and sums use `value_milli` alone.
+- `unrated` marks a paid event whose unit had no rate: `value_milli` is then the room's configured stand-in
+  (money.unrated_value), so it still ranks as a paid event; the unit is warned about once.
+An Event built without `money` (older producers, webhooks) carries `value_milli` as given, in `currency`.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +22,63 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Any
 
-# Money is counted in milli-yuan (0.001 CNY) as an exact integer: one Bilibili gold coin is 1, a Douyin
-# diamond is 100, one yuan is 1000. Floats appear only when a value is shown to a person.
+# Value is counted in thousandths of the accounting currency as an exact integer: with CNY, one Bilibili gold
+# coin is 1, a Douyin diamond is 100, one yuan is 1000. Floats appear only when a value is shown to a person.
 MILLI_PER_CNY = 1000
+DEFAULT_CURRENCY = "CNY"
+_MAX_EXP = 18
+
+
+@dataclass(frozen=True, slots=True)
+class Money:
+    """An amount in a platform's own unit, exact: `amount` × 10^-`exp` of `unit` (a currency or platform unit)."""
+
+    unit: str
+    amount: int
+    exp: int = 0
+
+    def __post_init__(self) -> None:
+        if type(self.amount) is not int or type(self.exp) is not int:
+            raise TypeError(f"Money amount and exp must be ints, got {self.amount!r}, {self.exp!r}")
+        if self.amount < 0 or not 0 <= self.exp <= _MAX_EXP or not self.unit:
+            raise ValueError(f"Money needs a unit, amount >= 0 and 0 <= exp <= {_MAX_EXP} (got {self!r})")
+
+    @classmethod
+    def of(cls, unit: str, value: Any) -> Money:
+        """From a decimal number as a platform sends it (30, "30.5", 0.1), exactly: Money.of("CNY", "0.1") is
+        Money("CNY", 1, 1). ValueError when it is no finite, non-negative number with at most 18 decimals."""
+        if isinstance(value, bool):
+            raise ValueError("a money amount must be a number, not a boolean")
+        if isinstance(value, int):
+            return cls(unit, value)
+        try:
+            d = Decimal(str(value).strip())
+        except InvalidOperation as exc:
+            raise ValueError(f"money amount {value!r} is not a number") from exc
+        if not d.is_finite():
+            raise ValueError(f"money amount {value!r} is not finite")
+        d = d.normalize()
+        exp = max(0, -int(d.as_tuple().exponent))
+        return cls(unit, int(d.scaleb(exp)), exp)
+
+    @property
+    def decimal(self) -> Decimal:
+        return Decimal(self.amount).scaleb(-self.exp)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"unit": self.unit, "amount": self.amount, "exp": self.exp}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Money:
+        if not isinstance(data, dict) or not isinstance(data.get("unit"), str):
+            raise ValueError("event.money must be an object {unit, amount, exp}")
+        amount, exp = data.get("amount"), data.get("exp", 0)
+        if type(amount) is not int or type(exp) is not int:
+            raise ValueError("event.money.amount and .exp must be integers")
+        try:
+            return cls(data["unit"], amount, exp)
+        except ValueError as exc:
+            raise ValueError(f"event.money: {exc}") from exc
 
 
 def cny_to_milli(value: Any) -> int:
@@ -76,21 +143,26 @@ class Event:
     kind: EventKind
     user: User | None = None
     text: str = ""
-    value_milli: int = 0  # exact money value in 0.001 CNY (see MILLI_PER_CNY); 0 for free gifts and chat
+    value_milli: int = 0  # exact value in thousandths of `currency` (see the module doc); 0 for free events
     msg_id: str = ""
     # Kind-specific details (gift name and count, guard months, like count, system status, …).
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     received_mono: float = field(default_factory=time.monotonic)
     received_wall: float = field(default_factory=time.time)
+    money: Money | None = None  # the platform's own amount; None for free events
+    currency: str = DEFAULT_CURRENCY  # the accounting currency `value_milli` counts in
+    unrated: bool = False  # money's unit had no rate: value_milli is the room's stand-in for a paid event
 
     def __post_init__(self) -> None:
         # A float here is almost surely yuan from the old contract: fail loudly rather than be 1000× off.
         if type(self.value_milli) is not int:
-            raise TypeError(f"Event.value_milli must be an int count of 0.001 CNY, got {self.value_milli!r}")
+            raise TypeError(f"Event.value_milli must be an int count of 0.001 {self.currency}, "
+                            f"got {self.value_milli!r}")
 
     @property
     def value_cny(self) -> float:
-        """The value in yuan, for display only: sums and comparisons belong on `value_milli`."""
+        """The value in units of `currency` (yuan by default), for display only: sums and comparisons belong on
+        `value_milli`."""
         return self.value_milli / MILLI_PER_CNY
 
     def to_json(self) -> dict[str, Any]:
@@ -111,6 +183,9 @@ class Event:
             },
             "text": self.text,
             "value_milli": self.value_milli,
+            "currency": self.currency,
+            **({"money": self.money.to_json()} if self.money is not None else {}),
+            **({"unrated": True} if self.unrated else {}),
             "msg_id": self.msg_id,
             "extra": self.extra,
             "received_wall": self.received_wall,
@@ -148,6 +223,10 @@ class Event:
             value_milli = cny_to_milli(data["value_cny"])
         else:
             value_milli = 0
+        money = Money.from_json(data["money"]) if data.get("money") is not None else None
+        currency = data.get("currency") or DEFAULT_CURRENCY
+        if not isinstance(currency, str):
+            raise ValueError("event.currency must be a currency code")
         return cls(
             platform=str(data.get("platform", "generic")),
             room=str(room if room is not None else data.get("room", "")),
@@ -157,4 +236,7 @@ class Event:
             value_milli=value_milli,
             msg_id=str(data.get("msg_id", "") or ""),
             extra=extra,
+            money=money,
+            currency=currency,
+            unrated=bool(data.get("unrated", False)),
         )

@@ -35,3 +35,7 @@ SOURCE_CROSS_FEED_DUPLICATES = Counter(
     "va_source_cross_feed_duplicates", "Events a source group dropped as already delivered by another member",
     ["room", "group"], registry=REGISTRY,
 )
+MONEY_UNRATED = Counter(
+    "va_money_unrated_events", "Paid events whose unit had no rate (valued at money.unrated_value)",
+    ["room", "unit"], registry=REGISTRY,
+)

@@ -16,6 +16,7 @@ import aiohttp
 from common.retry import Backoff
 from danmaku import metrics
 from danmaku.event import Event
+from danmaku.money import Rates
 
 log = logging.getLogger("danmaku")
 
@@ -143,10 +144,12 @@ class Source(ABC):
         self.room = room_id
         self.name: str = cfg.name or cfg.type
         self.errors = DecodeErrors(room_id, self.name)
+        self.rates = Rates(getattr(cfg, "money", None), room_id)
         # None is the end-of-stream mark put by the runner when it finishes.
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue(maxsize=cfg.queue_max + 1)
         self._backoff = Backoff(cfg.reconnect_delay_s, cfg.reconnect_max_delay_s, wait_jitter=0.5)
         self._stopping = False
+        self._hurry = False  # the next session starts at once (the server asked us to reconnect)
         self._runner: asyncio.Task[None] | None = None
         self._stop_task: asyncio.Future[None] | None = None
         self._connected = False
@@ -252,7 +255,13 @@ class Source(ABC):
     def _silence_cause(self) -> str:
         return "the upstream stopped sending messages"
 
+    def _reconnect_now(self) -> None:
+        """The session ending now was asked for by the server (a reconnect notice): start the next one at once."""
+        self._hurry = True
+
     def _emit(self, event: Event) -> None:
+        if event.money is not None:
+            event = self.rates.revalue(event)  # converted once, here, with the room's table
         counter = self._event_counters.get(event.kind)
         if counter is None:
             counter = self._event_counters[event.kind] = metrics.EVENTS.labels(self.room, event.platform, event.kind)
@@ -354,7 +363,12 @@ class Source(ABC):
                 self._backoff.reset()
             if reason:
                 self._warn(reason)
-            delay = self._backoff.next_delay()
+            if self._hurry:
+                self._hurry = False
+                self._backoff.reset()
+                delay = 0.0
+            else:
+                delay = self._backoff.next_delay()
             self._reconnects += 1
             self._m_reconnects.inc()
             self._notify()

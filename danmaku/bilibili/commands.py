@@ -16,7 +16,7 @@ from typing import Any
 
 from common.bounded import BoundedDict
 from danmaku import pb
-from danmaku.event import Event, EventKind, User, cny_to_milli
+from danmaku.event import Event, EventKind, Money, User, cny_to_milli
 from danmaku.source import DecodeError
 
 PLATFORM = "bilibili"
@@ -229,7 +229,7 @@ class WebNormalizer:
             extra["blind_gift"] = _str(blind.get("original_gift_name"))
         return Event(
             PLATFORM, self.room, EventKind.GIFT, user, "", total if paid else 0,
-            f"gift:{tid}", extra, mono, wall,
+            f"gift:{tid}", extra, mono, wall, Money("bilibili_gold" if paid else "bilibili_silver", total),
         )
 
     def _gift_v2(self, obj: dict[str, Any], mono: float, wall: float) -> list[Event]:
@@ -265,6 +265,7 @@ class WebNormalizer:
                 Event(
                     PLATFORM, self.room, EventKind.GIFT, user, "", total if coin_type == "gold" else 0,
                     f"gift:{tid}", extra, mono, wall,
+                    Money("bilibili_gold" if coin_type == "gold" else "bilibili_silver", total),
                 )
             )
         return events
@@ -305,7 +306,8 @@ class WebNormalizer:
             raise DecodeError("shape", "super chat message is not a string")
         extra = {"duration_s": _int(d.get("time")), "sc_id": sc_id}
         return Event(
-            PLATFORM, self.room, EventKind.SUPER_CHAT, user, text, cny_to_milli(d["price"]), f"sc:{sc_id}", extra, mono, wall
+            PLATFORM, self.room, EventKind.SUPER_CHAT, user, text, cny_to_milli(d["price"]), f"sc:{sc_id}", extra, mono,
+            wall, Money.of("CNY", d["price"]),
         )
 
     def _super_chat_delete(self, obj: dict[str, Any], mono: float, wall: float) -> Event:
@@ -321,7 +323,7 @@ class WebNormalizer:
         user = User(id=uid, name=name, guard_level=level)
         extra = {"guard_level": level, "count": num, "gift_name": gift}
         return Event(PLATFORM, self.room, EventKind.GUARD, user, "", unit_price * num, key, extra,
-                     mono, wall)
+                     mono, wall, Money("bilibili_gold", unit_price * num))
 
     def _guard_buy(self, obj: dict[str, Any], mono: float, wall: float) -> Event | None:
         d = obj["data"]

@@ -20,7 +20,7 @@ from common.bounded import BoundedDict
 from danmaku.bilibili.commands import _int, _str, loads
 from danmaku.bilibili.ws import BiliWsSource
 from danmaku.config import BilibiliOpenSource
-from danmaku.event import Event, EventKind, User, cny_to_milli
+from danmaku.event import Event, EventKind, Money, User, cny_to_milli
 from danmaku.net import client_session, request_json
 from danmaku.source import DecodeError, SessionError
 
@@ -158,7 +158,7 @@ class OpenNormalizer:
             extra["combo_id"] = _str(combo.get("combo_id"))
             extra["combo_count"] = _int(combo.get("combo_count"))
         return Event(PLATFORM, self.room, EventKind.GIFT, self._user(d), "", value, _str(d.get("msg_id")),
-                     extra, mono, wall)
+                     extra, mono, wall, Money("bilibili_gold" if paid else "bilibili_silver", _int(d.get("price")) * num))
 
     def _guard(self, d: dict[str, Any], mono: float, wall: float) -> Event:
         ui = d.get("user_info") or {}
@@ -169,7 +169,7 @@ class OpenNormalizer:
                     medal_level=_int(d.get("fans_medal_level")))
         extra = {"guard_level": level, "count": num, "unit": _str(d.get("guard_unit"))}
         return Event(PLATFORM, self.room, EventKind.GUARD, user, "", _int(d.get("price")) * num,
-                     _str(d.get("msg_id")), extra, mono, wall)
+                     _str(d.get("msg_id")), extra, mono, wall, Money("bilibili_gold", _int(d.get("price")) * num))
 
     def _sc(self, d: dict[str, Any], mono: float, wall: float) -> Event:
         text = d["message"]
@@ -178,7 +178,7 @@ class OpenNormalizer:
         extra = {"sc_id": _str(d.get("message_id")),
                  "duration_s": max(0, _int(d.get("end_time")) - _int(d.get("start_time")))}
         return Event(PLATFORM, self.room, EventKind.SUPER_CHAT, self._user(d), text, cny_to_milli(d["rmb"]),
-                     f"sc:{_str(d.get('message_id'))}", extra, mono, wall)
+                     f"sc:{_str(d.get('message_id'))}", extra, mono, wall, Money.of("CNY", d["rmb"]))
 
     def _sc_del(self, d: dict[str, Any], mono: float, wall: float) -> Event:
         ids = [str(i) for i in d["message_ids"]]

@@ -5,7 +5,8 @@ which is the same on every socket, so it is counted exactly once whatever order 
 across reconnects: on its end frame (repeatEnd == 1), or `combo_timeout_s` after its last step when the end
 frame never came (the owner calls `flush` on a timer; see `next_deadline`). Frames of a combo already
 counted are dropped. Every message id is remembered for a while too: the server replays recent messages
-to a new connection. Values are exact milli-yuan: diamonds × `diamond_milli` (one diamond = 0.1 CNY = 100).
+to a new connection. Gifts carry their diamonds as Money("douyin_diamond", n); the Source values them with the
+room's money table (one diamond = 0.1 CNY by default).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from common.bounded import BoundedDict
 from danmaku import pb
-from danmaku.event import Event, EventKind, User
+from danmaku.event import Event, EventKind, Money, User
 from danmaku.source import DecodeError, NeedsThread
 
 PLATFORM = "douyin"
@@ -150,10 +151,9 @@ class _Combo:
 
 class DouyinNormalizer:
     def __init__(self, room: str, error: Callable[[str, str], None], unknown: Callable[[str], None],
-                 live: Callable[[bool], None], diamond_milli: int = 100, combo_timeout_s: float = 10.0):
+                 live: Callable[[bool], None], combo_timeout_s: float = 10.0):
         self.room = room
         self._error, self._unknown, self._live = error, unknown, live
-        self.diamond_milli = diamond_milli
         self.combo_timeout_s = combo_timeout_s
         self._combos: dict[tuple[str, int, int], _Combo] = {}  # open combos
         self._closed: BoundedDict[tuple[str, int, int], float] = BoundedDict(4096)  # counted → when
@@ -220,8 +220,8 @@ class DouyinNormalizer:
                                  "diamonds": c.diamonds * c.count, "combo_id": str(c.group_id)}
         if not ended:
             extra["combo_end_missing"] = True
-        return Event(PLATFORM, self.room, EventKind.GIFT, c.user, "", c.diamonds * c.count * self.diamond_milli,
-                     c.msg_id, extra, mono, wall)
+        return Event(PLATFORM, self.room, EventKind.GIFT, c.user, "", 0, c.msg_id, extra, mono, wall,
+                     Money("douyin_diamond", c.diamonds * c.count))
 
     def _chat(self, f: pb.Fields, msg_id: int, mono: float, wall: float) -> Event:
         return Event(PLATFORM, self.room, EventKind.COMMENT, _user(pb.get_msg(f, 2)), pb.get_str(f, 3), 0,
@@ -242,10 +242,10 @@ class DouyinNormalizer:
         count = group_count * repeat
         is_combo = bool(gift) and pb.get_bool(gift, 10)
         if not is_combo:
-            value = diamonds * count * self.diamond_milli
             extra: dict[str, Any] = {"gift_name": name, "gift_id": gift_id, "count": count,
                                      "diamonds": diamonds * count}
-            return Event(PLATFORM, self.room, EventKind.GIFT, user, "", value, f"dy:{msg_id}", extra, mono, wall)
+            return Event(PLATFORM, self.room, EventKind.GIFT, user, "", 0, f"dy:{msg_id}", extra, mono, wall,
+                         Money("douyin_diamond", diamonds * count))
         c = _Combo(user, gift_id, pb.get_int(f, 11), name, diamonds, count, mono)
         key = c.key
         if self._is_closed(key, mono):

@@ -61,7 +61,7 @@ class DouyinWebClient(Source):
         self.acks_sent = 0
         self.last_signature = ""
         self._normalizer = DouyinNormalizer(room_id, self.errors.add, self._unknown, self._set_live,
-                                            cfg.diamond_milli, cfg.combo_timeout_s)
+                                            cfg.combo_timeout_s)
         self._combo_clock: asyncio.Task[None] | None = None
         self._combo_wake = asyncio.Event()
 

@@ -25,7 +25,7 @@ def test_every_type_parses_with_defaults() -> None:
     assert [x.type for x in s] == ["bilibili_web", "bilibili_open", "douyin_web", "douyin_push", "webhook",
                                    "redis_stream", "replay"]
     assert s[0].heartbeat_s == 30 and s[0].auth_timeout_s == 5 and s[0].silent_after_s == 180
-    assert s[1].project_heartbeat_s == 20 and s[2].heartbeat_s == 10 and s[2].diamond_milli == 100
+    assert s[1].project_heartbeat_s == 20 and s[2].heartbeat_s == 10
     text = dump_redacted(cfg)
     for secret in ("SECRETCOOKIE", "access_key_secret: S", "pw@", "push_secret: P", "token: T"):
         assert secret not in text
