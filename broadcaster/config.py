@@ -25,6 +25,7 @@ from broadcaster.services.config import ServicesConfig
 from broadcaster.voice.config import VoiceConfig
 from common.config import Model, Secret, SecretURL
 from danmaku.config import SourceConfig
+from danmaku.money import MoneyConfig
 from renderer.config import AvatarConfig
 
 
@@ -113,6 +114,8 @@ class RoomConfig(Model):
     brain: BrainConfig = BrainConfig()
     moderation: ModerationConfig = ModerationConfig()
     audit: AuditConfig = AuditConfig()
+    # The accounting currency and rate table every paid event of the room is valued with (danmaku/money.py).
+    money: MoneyConfig = MoneyConfig()
     # The room's Redis (answer cache, utterance cache, speaker latents); daemon.redis_url when unset.
     redis_url: SecretURL | None = None
 
@@ -136,6 +139,12 @@ class RoomConfig(Model):
     def changed(self, old: RoomConfig, keys: Iterable[str]) -> list[str]:
         """Those of `keys` whose section differs from `old`'s, in its YAML or in a file it names."""
         return [k for k in keys if getattr(old, k) != getattr(self, k) or old._files.get(k) != self._files.get(k)]
+
+    @model_validator(mode="after")
+    def _sources_use_room_money(self) -> RoomConfig:
+        for source in self.sources:
+            source.in_room(self.money)
+        return self
 
     @model_validator(mode="after")
     def _audio_frame_exact(self) -> RoomConfig:
