@@ -266,6 +266,65 @@ class ReplaySource(_SourceBase):
     loop: bool = False
 
 
+def _ws_url(v: str) -> str:
+    if not v.startswith(("ws://", "wss://")):
+        raise ValueError(f"expected a ws:// or wss:// URL (got {v!r})")
+    return v
+
+
+class TwitchSource(_SourceBase, _TlsMixin):
+    """Twitch chat through its IRC WebSocket (tags + commands capabilities).
+
+    Read-only and anonymous (as justinfan<digits>) unless `token` is set: then the account's user access token
+    (scope chat:read), validated at connect and hourly, and refreshed with `refresh_token` when Twitch rejects it.
+
+        - {type: twitch, channel: somestreamer}
+        - {type: twitch, channel: somestreamer, token: "${TWITCH_TOKEN}", refresh_token: "${TWITCH_REFRESH}",
+           client_id: "abc123", client_secret: "${TWITCH_SECRET}"}
+    """
+
+    type: Literal["twitch"]
+    channel: str = Field(pattern=r"^#?[A-Za-z0-9_]{2,25}$")
+    url: str = "wss://irc-ws.chat.twitch.tv:443"
+    token: Secret | None = None  # user access token ("oauth:" prefix optional)
+    login: str = ""  # the token's account name; taken from the token's validation when empty
+    refresh_token: Secret | None = None
+    client_id: str = ""
+    client_secret: Secret | None = None
+    auth_base: str = "https://id.twitch.tv"
+    validate_every_s: float = Field(3600.0, gt=0)  # Twitch asks apps to validate user tokens hourly
+    ping_s: float = Field(60.0, gt=0)  # quiet this long: PING the server
+    pong_timeout_s: float = Field(10.0, gt=0)  # no PONG this long after our PING: the connection is dead
+    login_timeout_s: float = Field(10.0, gt=0)  # welcome (001) and JOIN confirmation, each
+    http_timeout_s: float = Field(10.0, gt=0)
+    silent_after_s: float | None = Field(600.0, gt=0)
+
+    _blank = field_validator("token", "refresh_token", "client_secret", mode="before")(_blank_is_none)
+
+    @field_validator("channel")
+    @classmethod
+    def _channel(cls, v: str) -> str:
+        return v.lstrip("#").lower()
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        return _ws_url(v)
+
+    @field_validator("auth_base")
+    @classmethod
+    def _auth_url(cls, v: str) -> str:
+        return _http_url(v)
+
+    @model_validator(mode="after")
+    def _refresh_creds(self) -> TwitchSource:
+        if self.refresh_token is not None and (not self.client_id or self.client_secret is None):
+            raise ValueError("refresh_token needs client_id and client_secret (the app the token was made for)")
+        if self.refresh_token is not None and self.token is None:
+            raise ValueError("refresh_token needs token (the access token it refreshes)")
+        return self
+
+
 MemberConfig = Annotated[
     BilibiliWebSource
     | BilibiliOpenSource
@@ -273,7 +332,8 @@ MemberConfig = Annotated[
     | DouyinPushSource
     | WebhookSource
     | RedisStreamSource
-    | ReplaySource,
+    | ReplaySource
+    | TwitchSource,
     Field(discriminator="type"),
 ]
 

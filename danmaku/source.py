@@ -361,7 +361,9 @@ class Source(ABC):
                 return
             if self._session_msgs:
                 self._backoff.reset()
-            if reason:
+            if reason and self._last_warning and not self._warning_clears_on_recovery:
+                log.warning("%s/%s: %s", self.room, self.name, reason)  # the lasting warning stays in health
+            elif reason:
                 self._warn(reason)
             if self._hurry:
                 self._hurry = False

@@ -11,6 +11,7 @@ from danmaku.config import (
     RedisStreamSource,
     ReplaySource,
     SourceConfig,
+    TwitchSource,
     WebhookSource,
 )
 from danmaku.source import Source, SourceHealth
@@ -44,6 +45,10 @@ def open_source(cfg: SourceConfig, room_id: str) -> Source:
         from danmaku.douyin.push import DouyinPushReceiver
 
         return DouyinPushReceiver(cfg, room_id)
+    if isinstance(cfg, TwitchSource):
+        from danmaku.twitch.client import TwitchChatClient
+
+        return TwitchChatClient(cfg, room_id)
     if isinstance(cfg, WebhookSource):
         from danmaku.generic import WebhookReceiver
 

@@ -1,0 +1,1 @@
+"""Twitch chat connector (IRC over WebSocket)."""
