@@ -304,8 +304,24 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    health = check_rooms(request.app[DAEMON].rooms, request.app[SETTINGS].stall_after_s)
-    return _json({"ready": health.healthy, "status": health.describe()}, status=200 if health.healthy else 503)
+    rooms = request.app[DAEMON].rooms
+    health = check_rooms(rooms, request.app[SETTINGS].stall_after_s)
+    body: dict[str, Any] = {"ready": health.healthy, "status": health.describe()}
+    if failing := _failing_sinks(rooms):  # shown, not judged: a room whose recording fails is still on air
+        body["sinks_failing"] = failing
+    return _json(body, status=200 if health.healthy else 503)
+
+
+def _failing_sinks(rooms: Any) -> list[str]:
+    """`room/sink: reason` for every sink that reports a fault (a recording's full disk, deleted folder…)."""
+    out = []
+    for rid, room in list(rooms.items()):
+        try:
+            sinks = room.status().get("sinks") or []
+        except Exception:  # check_rooms has logged it; readiness already says the room is stalled
+            continue
+        out += [f"{rid}/{s.get('name')}: {s['fault']}" for s in sinks if isinstance(s, dict) and s.get("fault")]
+    return out
 
 
 async def metrics_view(request: web.Request) -> web.Response:

@@ -414,9 +414,10 @@ class RecordSink(Sink):
         self._sleep(delay)
 
     def _took(self, pkt: EncodedPacket, path: Path) -> None:
-        """A packet is in the file: a fault is over (logged once), and after _STABLE_S the backoff starts over."""
+        """A packet is in the file. A fault is over (logged once) when a whole GOP made it, its next keyframe
+        too (a full disk still takes a small packet now and then); after _STABLE_S the backoff starts over."""
         self._file_packets += 1
-        if self.fault:
+        if self.fault and pkt.video and pkt.keyframe and self._file_packets > 1:
             log.info("sink %s: recording again, to %s (after %d failed tries over %.0fs: %s)", self.name, path,
                      self._fault_tries, time.time() - (self.fault_since or time.time()), self.fault,
                      extra={"room": self.room})
@@ -438,6 +439,7 @@ class RecordSink(Sink):
     def _record(self, container, vstream, astream) -> tuple[BaseException, str] | None:
         """Writes one file until rotation or closing; (error, what failed) when it could not."""
         path = self.files[-1]
+        retry = bool(self.fault)
         failure: tuple[BaseException, str] | None = None
         opened: list[os.stat_result] = []  # the file as the first packet made it (the muxer opens it then)
 
@@ -467,8 +469,10 @@ class RecordSink(Sink):
         except (av.FFmpegError, OSError) as exc:
             if failure is None:
                 log.error("sink %s: closing %s: %s", self.name, path, exc)
-        if failure is not None and not self._file_packets and not isinstance(failure[0], _Deleted):
-            # Nothing of the stream is in it: a retry each backoff must not leave a trail of empty files.
+        if failure is not None and not isinstance(failure[0], _Deleted) and (not self._file_packets or
+                                                                            (retry and self.fault)):
+            # Nothing of the stream is in it, or a retry that failed again within its first GOP: a try each
+            # backoff must not leave a trail of empty or near-empty files.
             with contextlib.suppress(OSError):
                 path.unlink()
             self.files.remove(path)
