@@ -9,14 +9,15 @@ the rooms count the fallback; a GPU load that fails exits, so the supervisor ret
 the host across rooms:
   source {key}            → {known}; with inputs [crops (N, 256, 256, 3) uint8] it encodes and registers them
   utt {utt, sr, fps}      inputs [pcm]: whisper features of one utterance, kept until its frames are served
-  frame {utt, k, source, index} → [crop (256, 256, 3) uint8]: one voiced video frame
+  frame {utt, k, source, index} → [crop (256, 256, 3) uint8]: one video frame of the utterance
 One frame is one request, so the host's max_batch (daemon.services.kinds.face, default 16 frames /
 15 ms) is the number of frames in one UNet pass, taken round-robin from every room. Out of memory or a
 driver failure in a pass answers its frames with DEVICE_FAILURE (the rooms fall back and retry later).
 
 Room side (`FaceLink`): when an utterance's PCM exists, before it is staged (StagePort.push), its
-audio goes to the service and one request per voiced frame follows, each with a deadline at the
-frame's predicted time on air. The stage holds the utterance's start up to `avatar.face_hold_ms`
+audio goes to the service and one request per frame follows (every frame of it, its pauses too: a pause drawn
+from the raw source would pop; an utterance that is all silence is a pause of its own, left to the idle loop),
+each with a deadline at the frame's predicted time on air. The stage holds the utterance's start up to `avatar.face_hold_ms`
 (counted in the latency trail) until its first face frames are there; if they are not, or the
 service failed, the WHOLE utterance is drawn by the CPU portrait of the same source. A failure while
 an utterance plays switches its remaining frames to the portrait from the next frame. After a failure
@@ -62,7 +63,7 @@ log = logging.getLogger(__name__)
 FACTORY = "broadcaster.services.face:FaceService"
 DEVICE_FAILURE = "face device failure"  # prefix of the error a pass that ran out of memory (or lost its GPU) answers
 MODEL_BATCH = 64  # frames per UNet pass inside the model: above any sensible host max_batch, so a host batch is one pass
-FIRST_FRAMES = 3  # voiced frames that must be there before an utterance may start with the neural face
+FIRST_FRAMES = 3  # frames that must be there before an utterance may start with the neural face
 # The folder of a face service run outside the daemon (a Kubernetes node's DaemonSet): when set, the daemon starts
 # none and rooms connect there. Its own variable, not VA_SERVICES_DIR: the pod's other services (a shared voice)
 # stay private to the pod, where two pods on one node would otherwise bind the same socket.
@@ -176,8 +177,8 @@ class FaceService(Service):
     def _utterance(self, req: Request) -> Result:
         assert self.model is not None
         feats = self.model.audio_features(np.array(req.inputs[0]), int(req.params["sr"]), int(req.params["fps"]))
-        self._utts[(req.client, int(req.params["utt"]))] = _Features(feats.windows, int(req.params.get("voiced", 0)))
-        return Result(meta={"frames": len(feats), "voiced": int(feats.voiced.sum())})
+        self._utts[(req.client, int(req.params["utt"]))] = _Features(feats.windows, int(req.params.get("frames", 0)))
+        return Result(meta={"frames": len(feats)})
 
     def _frames(self, requests: list[Request], idx: list[int], results: list[Result | None]) -> None:
         from renderer.neural.infer import FaceItem
@@ -361,10 +362,9 @@ class _Utt:
     """One utterance's way through the face service, as the room sees it."""
 
     utt: Utterance
-    frames: int
-    voiced: np.ndarray  # (frames,) bool
+    frames: int  # frames the model draws: all of the utterance's, 0 for a pause (the idle loop's)
     guess: int  # the stage frame it was predicted to start on (source frames are chosen for it)
-    first: list[int]  # the voiced frames that must be there before it may start with the neural face
+    first: list[int]  # the frames that must be there before it may start with the neural face
     crops: dict[int, np.ndarray] = field(default_factory=dict)  # k → crop, until it starts
     got: set[int] = field(default_factory=set)  # frames handed to the avatar (once it started neural)
     start: int | None = None
@@ -476,15 +476,15 @@ class FaceLink:
 
     def submit(self, utt: Utterance, guess: int) -> None:
         """An utterance about to be pushed to the stage, predicted to start at stage frame `guess`."""
-        from renderer.neural.audio import voiced_mask
+        from renderer.neural.audio import frame_count, is_pause
 
         # ~1 ms for a 4 s sentence (a resample to 16 kHz and an RMS a frame): fine on the loop.
-        voiced = voiced_mask(utt.pcm, self.sample_rate, self.fps)
-        ks = np.flatnonzero(voiced)
-        rec = _Utt(utt, len(voiced), voiced, guess, [int(k) for k in ks[:FIRST_FRAMES]])
-        if ks.size and time.monotonic() < self._down_until:
+        frames = frame_count(len(utt.pcm), self.sample_rate, self.fps)
+        speaks = not is_pause(utt.pcm, self.sample_rate, self.fps)
+        rec = _Utt(utt, frames if speaks else 0, guess, list(range(min(FIRST_FRAMES, frames))) if speaks else [])
+        if speaks and time.monotonic() < self._down_until:
             rec.failed = "down"  # known broken: no hold, the portrait draws it
-        elif ks.size:
+        elif speaks:
             rec.task = asyncio.get_running_loop().create_task(self._serve(rec), name=f"face-{self.room}-{utt.id}")
             self._tasks.add(rec.task)
             rec.task.add_done_callback(self._tasks.discard)
@@ -506,7 +506,7 @@ class FaceLink:
                 rec.failed = "service"  # the attempt counted and logged it
             return
         try:
-            ks = [int(k) for k in np.flatnonzero(rec.voiced)]
+            ks = list(range(rec.frames))
             # Tasks start in creation order, and a request is written before its task first yields: the
             # utterance's audio reaches the service ahead of its frames.
             calls = [asyncio.create_task(self._audio(client, rec, len(ks)))]
@@ -522,8 +522,8 @@ class FaceLink:
             self._down = None
             self._backoff.reset()
 
-    async def _audio(self, client: ServiceClient, rec: _Utt, voiced: int) -> None:
-        params = {"op": "utt", "utt": rec.utt.id, "sr": self.sample_rate, "fps": self.fps, "voiced": voiced}
+    async def _audio(self, client: ServiceClient, rec: _Utt, frames: int) -> None:
+        params = {"op": "utt", "utt": rec.utt.id, "sr": self.sample_rate, "fps": self.fps, "frames": frames}
         with contextlib.suppress(TimeoutError):  # its frames then come late (or not): counted there
             await client.call(params, [np.ascontiguousarray(rec.utt.pcm, np.float32)],
                               timeout_s=self._until(rec.guess + rec.frames))
@@ -589,7 +589,7 @@ class FaceLink:
                 # draws the rest. A failure is the one case a style changes inside an utterance: a frozen mouth
                 # would be worse. Frames already here play out: often all of them, and nothing changes.
                 nxt = self.stage.frame + 1
-                missing = [rec.start + k for k in np.flatnonzero(rec.voiced)
+                missing = [rec.start + k for k in range(rec.frames)
                            if k not in rec.got and rec.start + k >= nxt]
                 end = rec.start + rec.frames
                 if missing:
@@ -624,7 +624,7 @@ class FaceLink:
             rec = self._utts.pop(utt.id, None)
             if rec is not None and rec.failed is None and rec.lost == 0 and all(k in rec.crops for k in rec.first):
                 rec.mode, rec.start = "neural", n
-                self.figure.expect(n, rec.voiced)
+                self.figure.expect(n, rec.frames)
                 for k, crop in rec.crops.items():
                     self.figure.deliver(n + k, crop)
                 rec.got.update(rec.crops)

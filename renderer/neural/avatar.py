@@ -1,9 +1,10 @@
-"""NeuralAvatar: the `neural` avatar kind's figure — the source's idle loop, model-drawn speech frames, the portrait as fallback.
+"""NeuralAvatar: the `neural` avatar kind's figure — the source's idle loop, model-drawn utterances, the portrait as fallback.
 
 It sits inside renderer.factory.CompositeAvatar like the portrait (background and overlays around it)
 and needs no torch: model crops arrive through `deliver` (from a face service, or from `speak`, which
-runs a FaceModel in-process) and are pasted back here through the source frame's feathered mask. A
-frame with no crop shows the source loop (played forward then backward). An utterance marked with
+runs a FaceModel in-process) and are pasted back here through the source frame's jaw mask. Every frame
+of an utterance is the model's (its pauses too); frames between utterances show the source loop (played
+forward then backward). An utterance marked with
 `use_fallback` is drawn, all of it, by the CPU portrait avatar of the same source, placed identically,
 so a style switch can only happen between utterances.
 """
@@ -21,6 +22,7 @@ import numpy as np
 
 from renderer.base import FrameState
 from renderer.idle import Pose
+from renderer.neural.audio import frame_count, is_pause
 from renderer.neural.infer import FaceItem, compose
 from renderer.neural.prepare import PreparedSource
 
@@ -40,16 +42,13 @@ class FramePlan:
 def plan_utterance(
     prepared: PreparedSource, start_n: int, features: UtteranceFeatures, fps: int
 ) -> list[FramePlan]:
-    """The model requests of an utterance starting at stage frame `start_n`: voiced frames only, each with the source
-    frame the room's idle loop shows then (the model redraws that frame's mouth). The face service calls this with
-    the PreparedSource it registered and the features it computed; the room gets back (n, crop) pairs."""
-    out = []
-    for k in np.flatnonzero(features.voiced):
-        n = start_n + int(k)
-        out.append(
-            FramePlan(n, FaceItem(prepared.key, prepared.source.loop_index(n, fps), features.windows[k]))
-        )
-    return out
+    """The model requests of an utterance starting at stage frame `start_n`: every frame, each with the source frame
+    the room's idle loop shows then (the model redraws that frame's mouth). The face service calls this with the
+    PreparedSource it registered and the features it computed; the room gets back (n, crop) pairs."""
+    return [
+        FramePlan(start_n + k, FaceItem(prepared.key, prepared.source.loop_index(start_n + k, fps), w))
+        for k, w in enumerate(features.windows)
+    ]
 
 
 class NeuralAvatar:
@@ -75,7 +74,7 @@ class NeuralAvatar:
         self._scaled = (max(1, round(w * s)), max(1, round(h * s)))
         self._interp = cv2.INTER_AREA if s < 1 else (cv2.INTER_LANCZOS4 if s > 1.5 else cv2.INTER_CUBIC)
         self._crops: dict[int, np.ndarray] = {}  # stage frame -> model crop (256x256 BGR)
-        self._planned: set[int] = set()  # stage frames sent to the model (voiced frames of neural utterances)
+        self._planned: set[int] = set()  # stage frames sent to the model (the frames of neural utterances)
         self._last: np.ndarray | None = None  # the last crop drawn, held for a planned frame that is late
         self.late_frames = 0  # planned frames drawn before their crop came (the previous crop held)
         self._fallback: list[tuple[int, int]] = []  # [start, end) stage frames drawn by the portrait
@@ -91,15 +90,15 @@ class NeuralAvatar:
 
     # -- the speech frames -------------------------------------------------------------------------
 
-    def expect(self, start_n: int, voiced: np.ndarray) -> None:
-        """An utterance from stage frame `start_n` is going to the model; `voiced` (renderer.neural.audio.voiced_mask,
-        no torch needed) says which of its frames will get a crop. Those frames hold the previous mouth if late."""
+    def expect(self, start_n: int, frames: int) -> None:
+        """An utterance of `frames` frames from stage frame `start_n` is going to the model: each will get a crop,
+        and holds the previous mouth if its crop is late."""
         with self._lock:
-            self._planned.update(start_n + int(k) for k in np.flatnonzero(voiced))
+            self._planned.update(range(start_n, start_n + frames))
 
     def plan(self, start_n: int, features: UtteranceFeatures) -> list[FramePlan]:
         """In-process: `expect` the utterance and return its model requests (plan_utterance)."""
-        self.expect(start_n, features.voiced)
+        self.expect(start_n, len(features))
         return plan_utterance(self.prepared, start_n, features, self.fps)
 
     def deliver(self, n: int, crop: np.ndarray) -> None:
@@ -108,8 +107,8 @@ class NeuralAvatar:
             self._crops[n] = crop
 
     def has_frames(self, start_n: int, count: int = 1) -> bool:
-        """Are the expected (voiced) frames among stage frames [start_n, start_n + count) all delivered? The stage's
-        hold-the-start check; silent frames need no crop."""
+        """Are the expected frames among stage frames [start_n, start_n + count) all delivered? The stage's
+        hold-the-start check; frames no utterance sent to the model need no crop."""
         with self._lock:
             return all(n in self._crops for n in range(start_n, start_n + count) if n in self._planned)
 
@@ -122,7 +121,10 @@ class NeuralAvatar:
                 self._planned.discard(n)
 
     def speak(self, model: FaceModel, start_n: int, pcm: np.ndarray, sample_rate: int) -> int:
-        """In-process: audio features, one batched run, crops delivered. Returns the utterance's frame count."""
+        """In-process: audio features, one batched run, crops delivered (none for a pause: the idle loop draws it).
+        Returns the utterance's frame count."""
+        if is_pause(pcm, sample_rate, self.fps):
+            return frame_count(len(pcm), sample_rate, self.fps)
         features = model.audio_features(pcm, sample_rate, self.fps)
         plans = self.plan(start_n, features)
         for p, crop in zip(plans, model.run_batch([p.item for p in plans]), strict=True):
@@ -147,7 +149,7 @@ class NeuralAvatar:
                 return True, None
             crop = self._crops.get(n)
             if crop is None and n in self._planned and self._last is not None:
-                # A voiced frame whose crop is late: hold the previous mouth rather than flash the idle one.
+                # A frame whose crop is late: hold the previous mouth rather than flash the idle one.
                 self.late_frames += 1
                 crop = self._last
             if crop is not None:

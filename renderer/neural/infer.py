@@ -4,8 +4,8 @@
 source's frame index and one frame's audio window), runs ONE UNet step at timestep 0 and one VAE
 decode per chunk of `max_batch`, and returns the 256x256 BGR crops in the items' order. `compose`
 pastes a crop back into the full frame through the source frame's feathered lower-face mask; it is
-plain numpy/OpenCV (rooms call it without torch). Silent frames are never sent: the caller draws
-the source's idle loop for them.
+plain numpy/OpenCV (rooms call it without torch). Every frame of an utterance is sent; frames between
+utterances are the source's idle loop, drawn by the caller.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
-from renderer.neural.audio import frame_count, frame_windows, to_whisper_rate, voiced_frames
+from renderer.neural.audio import frame_count, frame_windows, to_whisper_rate
 from renderer.neural.model import (
     CROP,
     SEGMENT_S,
@@ -44,10 +44,9 @@ class FaceItem:
 
 @dataclass(frozen=True, slots=True)
 class UtteranceFeatures:
-    """An utterance's audio as the model sees it: one window per video frame, and which frames have sound."""
+    """An utterance's audio as the model sees it: one window per video frame."""
 
     windows: np.ndarray  # (frames, tokens, d_model) float32
-    voiced: np.ndarray  # (frames,) bool; False frames are never sent to the model
 
     def __len__(self) -> int:
         return int(self.windows.shape[0])
@@ -121,7 +120,9 @@ class FaceModel:
         with self._lock, torch.inference_mode():
             for i in range(0, len(crops), self.max_batch):
                 x = torch.from_numpy(np.ascontiguousarray(crops[i : i + self.max_batch, :, :, ::-1]))
-                x = x.to(self.device).permute(0, 3, 1, 2).to(self.dtype) / 255.0
+                # Contiguous: a channels-last view takes another CPU conv kernel, whose masked latents drift ~1e-3
+                # from MuseTalk's (tests/face/test_face_golden.py).
+                x = x.to(self.device).permute(0, 3, 1, 2).contiguous().to(self.dtype) / 255.0
                 masked = x.clone()
                 masked[:, :, CROP // 2 :, :] = 0  # the model must draw the lower half from the audio
                 both = torch.cat([masked, x]) * 2 - 1
@@ -163,8 +164,7 @@ class FaceModel:
                 enc = self.whisper(feats.to(device=self.device, dtype=self.dtype), output_hidden_states=True)
                 steps = min(enc.hidden_states[0].shape[1], int(np.ceil(len(chunk) / WHISPER_RATE * 50)))
                 hidden.append(torch.stack(enc.hidden_states, dim=2)[0, :steps].float().cpu().numpy())
-        windows = frame_windows(np.concatenate(hidden), seconds, fps, frames)
-        return UtteranceFeatures(windows, voiced_frames(a16, frames, fps))
+        return UtteranceFeatures(frame_windows(np.concatenate(hidden), seconds, fps, frames))
 
     def memory_bytes(self) -> int:
         """Bytes held on the device by this model's weights and registered latents (for the per-model memory metric)."""

@@ -74,7 +74,8 @@ def resolve_device(requested: str, *, what: str = "face") -> str:
 
 
 def resolve_dtype(requested: Dtype, device: str, *, what: str = "face") -> torch.dtype:
-    """auto: bf16 on a GPU that has it, else fp16; fp32 on the CPU (half precision there is slow or unsupported)."""
+    """auto: fp16 on a GPU, as MuseTalk and LiveTalking run the published weights (bf16 only when asked for: the model
+    was not run in it upstream); fp32 on the CPU (half precision there is slow or unsupported)."""
     import torch
 
     if device == "cpu":
@@ -82,7 +83,7 @@ def resolve_dtype(requested: Dtype, device: str, *, what: str = "face") -> torch
             log.info("%s: %s asked for but running on the CPU; using float32", what, requested)
         return torch.float32
     if requested == "auto":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float16
     return getattr(torch, requested)
 
 

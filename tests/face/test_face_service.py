@@ -27,7 +27,7 @@ from broadcaster.services.service import socket_path
 from broadcaster.stage import Stage, StageEvent, StageEventKind
 from renderer.base import MouthTrack
 from renderer.config import AvatarConfig
-from renderer.neural.audio import voiced_mask
+from renderer.neural.audio import frame_count
 from renderer.neural.prepare import prepare
 from tests.chaos.chaos_support import assert_no_gap
 from tests.services.support import until
@@ -128,12 +128,11 @@ async def test_three_rooms_frames_go_through_one_forward_pass(
             if not reply.meta["known"]:
                 await c.call({"op": "source", "key": prepared.key}, [crops])
         pcm = speech[int(0.3 * RATE) : int(0.7 * RATE)].astype(np.float32) / 32768
-        ks = [int(k) for k in np.flatnonzero(voiced_mask(pcm, RATE, FPS))][:4]
-        assert ks
+        ks = [0, 1, 2, 3]
 
         async def room(c: ServiceClient) -> list[Any]:
-            audio = await c.call({"op": "utt", "utt": 1, "sr": RATE, "fps": FPS, "voiced": len(ks)}, [pcm])
-            assert audio.meta["frames"] == len(voiced_mask(pcm, RATE, FPS))
+            audio = await c.call({"op": "utt", "utt": 1, "sr": RATE, "fps": FPS, "frames": len(ks)}, [pcm])
+            assert audio.meta["frames"] == frame_count(len(pcm), RATE, FPS)
             return await asyncio.gather(*(c.call({"op": "frame", "utt": 1, "k": k, "source": prepared.key,
                                                   "index": 0}) for k in ks))
 
@@ -169,7 +168,7 @@ def test_an_out_of_memory_pass_answers_a_device_failure(tiny_model_dir: Path, mo
     def req(i: int, **params: Any) -> Request:
         return Request(i, "r1", params, [pcm] if params["op"] == "utt" else [], float("inf"), 0.0)
 
-    svc.run_batch([req(1, op="utt", utt=7, sr=RATE, fps=FPS, voiced=2)])
+    svc.run_batch([req(1, op="utt", utt=7, sr=RATE, fps=FPS, frames=2)])
     faults.arm(faults.FACE_OOM, "r1")
     try:
         failed = svc.run_batch([req(2, op="frame", utt=7, k=0, source="s", index=0)])
@@ -183,7 +182,8 @@ def test_an_out_of_memory_pass_answers_a_device_failure(tiny_model_dir: Path, mo
 
 # --- real rooms on air ---------------------------------------------------------------------------------------
 # The tiny model takes 50-300 ms a frame on this shared CPU, so a room here asks ahead the way a talking room does:
-# a sentence is pushed while the one before it (a silent pause, which the model never sees) still plays.
+# a sentence is pushed while the one before it (an utterance of silence: a pause, which the model never sees) still
+# plays.
 
 
 def _utterance(pcm16: np.ndarray, line: Line, index: int) -> Utterance:
@@ -250,7 +250,7 @@ def _device_fallbacks(room: str) -> float:
 
 @pytest.fixture
 def sentence(speech: np.ndarray) -> np.ndarray:
-    """1.2 s of real speech: its first frames are voiced."""
+    """1.2 s of real speech."""
     return speech[int(0.45 * RATE) : int(1.65 * RATE)]
 
 
@@ -401,7 +401,7 @@ async def test_a_kill_while_a_sentence_plays_hands_its_missing_rest_to_the_portr
     await link.start()
     try:
         line = Line("long", LineSource.OPERATOR)
-        utt = _utterance(speech[int(0.45 * RATE) : int(2.4 * RATE)], line, 0)  # ~2 s, mostly voiced
+        utt = _utterance(speech[int(0.45 * RATE) : int(2.4 * RATE)], line, 0)  # ~2 s
         # As if queued 10 s ahead (this CPU draws a few frames a second): no frame expires before the kill.
         link.submit(utt, stage.next_start() + 10 * FPS)
         assert stage.push(utt)
@@ -414,7 +414,7 @@ async def test_a_kill_while_a_sentence_plays_hands_its_missing_rest_to_the_portr
         (svc,) = hs.services.values()
         os.kill(svc.pid, signal.SIGKILL)
         await until(lambda: link._down is not None, 10, "the link saw the kill")
-        assert link.delivered < int(voiced_mask(utt.pcm, RATE, FPS).sum()), "frames were still to come"
+        assert link.delivered < frame_count(len(utt.pcm), RATE, FPS), "frames were still to come"
         pose = Pose(0, 0, 0, 0, 0, 0, 0)
         drawn_by = []
         held = fig.late_frames
