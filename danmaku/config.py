@@ -325,6 +325,61 @@ class TwitchSource(_SourceBase, _TlsMixin):
         return self
 
 
+class YouTubeSource(_SourceBase, _TlsMixin):
+    """YouTube live chat through the Data API v3 (liveChatMessages.list), paced to the daily quota.
+
+    Which chat: `live_chat_id`, or a `video_id` (its liveStreamingDetails.activeLiveChatId), or `mine: true`
+    (the authorized channel's active broadcast, OAuth only). Auth: an `api_key`, or OAuth (`client_id`,
+    `client_secret`, `refresh_token`; the access token is refreshed as it expires).
+
+        - {type: youtube, video_id: dQw4w9WgXcQ, api_key: "${YT_KEY}", stream_hours: 8,
+           quota_state_file: /var/lib/virtual-anchor/yt-quota.json}
+    """
+
+    type: Literal["youtube"]
+    video_id: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{11}$")
+    live_chat_id: str | None = Field(None, min_length=8, max_length=200)
+    mine: bool = False
+    api_key: Secret | None = None
+    client_id: str = ""
+    client_secret: Secret | None = None
+    refresh_token: Secret | None = None
+    api_base: str = "https://www.googleapis.com/youtube/v3"
+    token_url: str = "https://oauth2.googleapis.com/token"
+    max_results: int = Field(2000, ge=200, le=2000)
+    # The units this source may spend per Pacific day (the project's quota, less what other tools use) and how
+    # many hours a day the room streams: polls are spaced so the units last that long.
+    quota_per_day: int = Field(10000, ge=20)
+    stream_hours: float = Field(24.0, gt=0, le=24)
+    quota_state_file: Path | None = None  # units spent today, kept across restarts
+    history_s: float = Field(60.0, ge=0)  # on a chat's first page, older messages are history and not delivered
+    offline_recheck_s: float = Field(300.0, gt=0)  # no live chat (ended, not started): look again this often
+    rate_limit_delay_s: float = Field(30.0, gt=0)  # first wait after rateLimitExceeded; doubles, capped at 15 min
+    http_timeout_s: float = Field(10.0, gt=0)
+    silent_after_s: float | None = Field(900.0, gt=0)
+
+    _blank = field_validator("api_key", "client_secret", "refresh_token", "video_id", "live_chat_id",
+                             mode="before")(_blank_is_none)
+
+    @field_validator("api_base", "token_url")
+    @classmethod
+    def _urls(cls, v: str) -> str:
+        return _http_url(v)
+
+    @model_validator(mode="after")
+    def _which_and_how(self) -> YouTubeSource:
+        if sum((self.video_id is not None, self.live_chat_id is not None, self.mine)) != 1:
+            raise ValueError("name the chat with exactly one of video_id, live_chat_id or mine: true")
+        oauth = self.refresh_token is not None
+        if oauth and (not self.client_id or self.client_secret is None):
+            raise ValueError("refresh_token needs client_id and client_secret (the OAuth client it was issued to)")
+        if not oauth and self.api_key is None:
+            raise ValueError("set api_key, or OAuth credentials (client_id, client_secret, refresh_token)")
+        if self.mine and not oauth:
+            raise ValueError("mine: true needs OAuth credentials (an API key has no channel)")
+        return self
+
+
 MemberConfig = Annotated[
     BilibiliWebSource
     | BilibiliOpenSource
@@ -333,7 +388,8 @@ MemberConfig = Annotated[
     | WebhookSource
     | RedisStreamSource
     | ReplaySource
-    | TwitchSource,
+    | TwitchSource
+    | YouTubeSource,
     Field(discriminator="type"),
 ]
 

@@ -39,3 +39,11 @@ MONEY_UNRATED = Counter(
     "va_money_unrated_events", "Paid events whose unit had no rate (valued at money.unrated_value)",
     ["room", "unit"], registry=REGISTRY,
 )
+SOURCE_QUOTA_LEFT = Gauge(
+    "va_source_quota_left", "API quota units a chat source has left today (YouTube)", ["room", "source"],
+    registry=REGISTRY,
+)
+SOURCE_RATE_LIMITED = Counter(
+    "va_source_rate_limited", "Times a chat source's platform refused it for quota or rate (by reason)",
+    ["room", "source", "reason"], registry=REGISTRY,
+)

@@ -13,6 +13,7 @@ from danmaku.config import (
     SourceConfig,
     TwitchSource,
     WebhookSource,
+    YouTubeSource,
 )
 from danmaku.source import Source, SourceHealth
 
@@ -49,6 +50,10 @@ def open_source(cfg: SourceConfig, room_id: str) -> Source:
         from danmaku.twitch.client import TwitchChatClient
 
         return TwitchChatClient(cfg, room_id)
+    if isinstance(cfg, YouTubeSource):
+        from danmaku.youtube.client import YouTubeLiveClient
+
+        return YouTubeLiveClient(cfg, room_id)
     if isinstance(cfg, WebhookSource):
         from danmaku.generic import WebhookReceiver
 

@@ -1,0 +1,1 @@
+"""YouTube live chat connector (Data API v3)."""
