@@ -130,3 +130,31 @@ def test_the_core_imports_without_torch() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert out.returncode == 0, out.stderr[-2000:]
+
+
+def test_the_published_checkpoint_formats_load_the_same_weights(tmp_path: Path) -> None:
+    """As the download scripts fetch them: musetalkV15/unet.pth (a torch.save'd state dict), sd-vae's
+    diffusion_pytorch_model.bin, and openai/whisper-tiny's pytorch_model.bin, saved as WhisperForConditionalGeneration
+    (its encoder under `model.encoder.`). Each loads the very weights the safetensors base-model layout holds."""
+    import torch
+
+    from tests.face.tinymodel import write_model
+
+    plain = write_model(tmp_path / "plain", portable=True)
+    published = write_model(tmp_path / "published", portable=True, vae_bin=True, whisper_full=True)
+    assert (published / "sd-vae" / "diffusion_pytorch_model.bin").is_file()
+    assert not (published / "sd-vae" / "diffusion_pytorch_model.safetensors").exists()
+    saved = torch.load(published / "whisper" / "pytorch_model.bin", map_location="cpu", weights_only=True)
+    assert any(k.startswith("model.encoder.") for k in saved) and not (published / "whisper" / "model.safetensors").exists()
+    layout = check_layout(published)
+    assert (layout.unet_weights.name, layout.vae_weights.name, layout.whisper_weights.name) == (
+        "unet.pth", "diffusion_pytorch_model.bin", "pytorch_model.bin")
+    a, b = load_face_model(plain, device="cpu"), load_face_model(published, device="cpu")
+    for part in ("unet", "vae", "whisper"):
+        sa, sb = getattr(a, part).state_dict(), getattr(b, part).state_dict()
+        assert sa.keys() == sb.keys(), part
+        differ = [k for k in sa if not torch.equal(sa[k], sb[k])]
+        assert not differ, f"{part}: {differ[:3]} not loaded from the checkpoint"
+    # And the weights are the checkpoint's, not a fresh init that happens to agree: one tensor read straight from it.
+    key = "model.encoder.layers.0.fc1.weight"
+    assert torch.equal(saved[key], b.whisper.state_dict()["layers.0.fc1.weight"])

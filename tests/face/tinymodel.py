@@ -130,6 +130,10 @@ def write_model(
     whisper = (WhisperForConditionalGeneration if whisper_full else WhisperModel)(WhisperConfig(**wh_cfg))
     if portable:
         portable_init(whisper.model if whisper_full else whisper, seed + 2)
-    whisper.save_pretrained(folder / "whisper", safe_serialization=not whisper_full)
+    if whisper_full:  # the published openai/whisper-tiny file (transformers now writes only safetensors itself)
+        whisper.config.save_pretrained(folder / "whisper")
+        torch.save(whisper.state_dict(), folder / "whisper" / "pytorch_model.bin")
+    else:
+        whisper.save_pretrained(folder / "whisper")
     WhisperFeatureExtractor(feature_size=wh_cfg["num_mel_bins"]).save_pretrained(folder / "whisper")
     return folder
