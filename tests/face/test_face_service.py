@@ -330,6 +330,48 @@ async def test_a_room_speaks_with_the_service_and_stays_on_air_when_it_is_killed
 
 
 @pytest.mark.slow
+async def test_a_recorded_sentence_drawn_by_the_model_never_shows_the_raw_source(
+    tiny_model_dir: Path, photos: dict[str, Path], sentence: np.ndarray, tmp_path: Path
+) -> None:
+    """The recording of a neural room: every frame of a sentence the model drew differs from the idle source, the
+    pause in its middle too (MuseTalk draws every frame of the audio); before and after it, the idle loop."""
+    import av
+
+    cfgs = [_room_cfg("v1", tiny_model_dir, photos["hopper"], tmp_path)]
+    hs = await _services(Config.model_validate({"rooms": cfgs}))
+    rooms, _ = await _on_air(cfgs, tmp_path / "state")
+    half = len(sentence) // 2
+    words = np.concatenate([sentence[:half], _pause(0.4), sentence[half:]])
+    try:
+        await _say_until_drawn(rooms, [_pause(5.0), words], "我们中间停一下，再接着说。")
+        await asyncio.sleep(1.0)  # some idle after it
+    finally:
+        await rooms[0].stop(0.5)
+        await hs.stop()
+    with av.open(str(tmp_path / "v1.flv")) as f:
+        frames = [fr.to_ndarray(format="bgr24").astype(np.int16) for fr in f.decode(video=0)]
+    idle = frames[5]
+    changed = [int((np.abs(fr - idle).max(axis=2) > 30).sum()) for fr in frames]
+    drawn = [c > 100 for c in changed]
+    runs, i = [], 0
+    while i < len(drawn):  # runs of frames that are not the idle source: the sentences said
+        if drawn[i]:
+            j = i
+            while j < len(drawn) and drawn[j]:
+                j += 1
+            runs.append((i, j))
+            i = j
+        else:
+            i += 1
+    assert runs, f"no frame of the sentence in the recording: {changed[:50]}"
+    start, end = runs[-1]  # the last time the line was said: the model drew it
+    want = frame_count(len(words), RATE, FPS)
+    assert end - start >= want - 1, (
+        f"the model's sentence ({want} frames) shows the raw source inside it: runs {runs}, changed px {changed}")
+    assert not any(drawn[end + 2 :]), "after the sentence: the idle loop"
+
+
+@pytest.mark.slow
 def test_a_daemon_room_in_its_worker_process_reaches_the_face_service(
     tiny_model_dir: Path, photos: dict[str, Path], tmp_path: Path
 ) -> None:
