@@ -303,6 +303,11 @@ _MOVED = {
     "brain.audit": "audit",
     "brain.cache.redis_url": "redis_url (or daemon.redis_url)",
     "voice.cache.redis_url": "redis_url (or daemon.redis_url)",
+    # one embeddings model for the KB, the cache and intent (brain.embed: {backend: local, model_path: …})
+    "brain.cache.embed_model_path": "brain.embed.model_path (with brain.embed.backend: local)",
+    "brain.kb.dense_model_path": "brain.embed.model_path (with brain.embed.backend: local)",
+    "brain.cache.embed_device": "brain.embed.device",
+    "brain.kb.dense_device": "brain.embed.device",
 }
 
 

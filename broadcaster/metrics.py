@@ -105,6 +105,14 @@ ASR_RTF = Histogram(
     "va_asr_real_time_factor", "ASR time divided by audio duration", ["room"],
     buckets=(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0), registry=REGISTRY,
 )
+EMBED_AVAILABLE = Gauge("va_embed_available", "1 while the room's embeddings backend is loaded and answering",
+                        ["room", "backend"], registry=REGISTRY)
+EMBED_FAILURES = Counter("va_embed_failures", "Embeddings backend load or call failures (the room runs by words)",
+                         ["room", "backend"], registry=REGISTRY)
+EMBED_SECONDS = Histogram("va_embed_seconds", "One embeddings call, by role (query: a viewer's text; passage: facts)",
+                          ["room", "role"], buckets=_MS + (0.3, 1.0), registry=REGISTRY)
+SILENCES = Counter("va_silences", "Comments that got no line, by why (not understood, off-topic, unsafe reading …)",
+                   ["room", "reason"], registry=REGISTRY)
 MODERATION_BLOCKS = Counter(
     "va_moderation_blocks", "Texts blocked by moderation", ["room", "stage"], registry=REGISTRY
 )

@@ -77,6 +77,7 @@ class AnswerCache:
         key_fn: Callable[[str], str] = default_key,
         embed: Callable[[Sequence[str]], Awaitable[np.ndarray]] | None = None,
         embed_similarity: float = 0.9,
+        same: Callable[[str, str], bool] | None = None,
         refresh_s: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -88,6 +89,9 @@ class AnswerCache:
         self.key_fn = key_fn
         self.embed = embed
         self.embed_similarity = embed_similarity
+        # For an embedding match: whether two keys ask the same thing (the caller's meaning; an embedding scores
+        # "新疆包邮吗" and "西藏包邮吗" as near-twins, and only the caller knows a place changes the answer).
+        self.same = same
         self.refresh_s = refresh_s
         self.clock = clock
         # key → (entry, expires_mono); insertion order = age, for eviction.
@@ -184,7 +188,7 @@ class AnswerCache:
         for i in np.argsort(-sims)[:3]:
             if sims[i] < self.embed_similarity:
                 break
-            if _DIGITS.findall(keys[i]) != digits:
+            if _DIGITS.findall(keys[i]) != digits or (self.same is not None and not self.same(key, keys[i])):
                 continue
             entry = self._local(keys[i])
             if entry is not None:

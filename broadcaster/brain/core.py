@@ -39,8 +39,10 @@ import yaml
 from broadcaster import metrics
 from broadcaster.brain.chitchat import Friendly, problem
 from broadcaster.brain.config import BrainConfig, ModerationConfig
+from broadcaster.brain.embed import Embeddings
+from broadcaster.brain.embed import build_backend as build_embed_backend
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict, warm_guard
-from broadcaster.brain.intent import FaqMatcher, is_question, slots
+from broadcaster.brain.intent import FaqMatcher, is_question, same_content, slots
 from broadcaster.brain.kb import Hit, KnowledgeBase, faq_pairs, kb_answer
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, fold, moderator_from_config, speakable_name
@@ -119,7 +121,7 @@ class Brain:
         self._backend_override = backend
         self.backend: Backend | None = None
         self.breaker = CircuitBreaker(cfg.llm.circuit_failures, cfg.llm.circuit_reset_s, clock=clock)
-        self.embedder: Any = None
+        self.embeddings = Embeddings(build_embed_backend(cfg.embed), room=room, cache_entries=cfg.embed.cache_entries)
         self.kb = KnowledgeBase(cfg.kb.dir, chunk_chars=cfg.kb.chunk_chars, top_k=cfg.kb.top_k,
                                 check_interval_s=cfg.kb.check_interval_s)
         self.cache: AnswerCache | None = None
@@ -139,15 +141,8 @@ class Brain:
     async def start(self) -> None:
         """Builds the KB index, loads models, warms the answer cache from the FAQ. Call once."""
         cfg = self.cfg
-        dense_path = cfg.kb.dense_model_path
-        embed_path = cfg.cache.embed_model_path
-        if dense_path is not None or embed_path is not None:
-            from broadcaster.brain.embed import Embedder
-
-            self.embedder = Embedder(dense_path or embed_path, cfg.kb.dense_device if dense_path else cfg.cache.embed_device)  # type: ignore[arg-type]
-            await asyncio.to_thread(self.embedder.load)
-            if dense_path is not None:
-                self.kb.embed = self.embedder
+        await self.embeddings.load()
+        self.kb.embed = self.embeddings
         await self.kb.build()
         if cfg.cache.enabled:
             store = self._store
@@ -155,15 +150,18 @@ class Brain:
                 store = build_store(self._redis_url, prefix="va:", retry_s=cfg.cache.store_retry_s)
                 self._store = store
             embed = None
-            if embed_path is not None and self.embedder is not None:
-                embedder = self.embedder
+            if self.embeddings.available:
+                embeddings = self.embeddings
 
                 async def embed(texts: Sequence[str]) -> np.ndarray:
-                    return await asyncio.to_thread(embedder, list(texts))
+                    vecs = await embeddings.query(list(texts))
+                    if vecs is None:
+                        raise RuntimeError(f"embeddings unavailable: {embeddings.reason}")
+                    return vecs
 
             self.cache = AnswerCache(self.room, store, ttl_s=cfg.cache.ttl_s, similarity=cfg.cache.similarity,
                                      max_entries=cfg.cache.max_entries, key_fn=question_key, embed=embed,
-                                     embed_similarity=cfg.cache.embed_similarity, clock=self.clock)
+                                     embed_similarity=cfg.cache.embed_similarity, same=same_content, clock=self.clock)
             self.cache.kb_version = self.kb.version
             await self.cache.warm(self._faq())
         self.faq = FaqMatcher(self._faq(), [p.text for p in self.kb.passages])

@@ -185,6 +185,8 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple((re.com
     (r"(?:几|多少)度|水温|多热|多烫", {"度"}),
     (r"(?:几|多少)[次回遍道泡]|续(?:几|多少)", _COUNTS),
     (r"(?:几|多少)个?(?:分钟|秒|小时|钟头)|泡多久|泡多长|闷多久", {"分钟", "秒"}),
+    # how long, in any unit of time: the fact that states a duration answers it (多久发货 → 48小时内, 能听多久 → 6小时)
+    (r"多久|多长时间|多长|多快|几时", {"分钟", "秒", "天", "月"}),
     (r"(?:几|多少)个?(?:天|工作日)", {"天"}),
     (r"(?:几|多少)个?月|几年|多少年", {"月"}),
     (r"(?:几|多少)(?:毫升|ml|升)|容量|装多少", {"毫升"}),
@@ -297,3 +299,16 @@ class FaqMatcher:
         weights = [(c, self._idf.get(c, self._idf_unknown)) for c in dict.fromkeys(topic_chars)]
         total = sum(w for _, w in weights)
         return sum(w for c, w in weights if c in context) / total if total else 1.0
+
+
+# Characters that carry the form of a question, not what it asks about (see same_content).
+_FORM_CHARS = frozenset("的了吗呢吧啊呀啦哦嘛么是有能会要想还请问一下个这那不没可以怎样什多少几啥咋如何哪呐哈嗯诶哎额")
+
+
+def same_content(a: str, b: str) -> bool:
+    """Whether two question keys ask about the same things: the same characters once the question's form is set
+    aside, but for one added on one side ("洗碗机能不能洗杯子" / "杯子能不能进洗碗机": 进). A place, a size, a colour or a
+    product swapped for another ("新疆包邮吗" / "西藏包邮吗", "红色有吗" / "蓝色有吗") makes another question whatever
+    an embedding says."""
+    ca, cb = {c for c in a if c not in _FORM_CHARS}, {c for c in b if c not in _FORM_CHARS}
+    return len(ca ^ cb) <= 1

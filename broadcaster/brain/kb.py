@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 import yaml
 
+from broadcaster.brain.embed import Embeddings
+from broadcaster.brain.facts import FactIndex, facts_of
 from broadcaster.brain.guard import absolute_claim
 from broadcaster.brain.intent import FaqMatch, asked_units, evidence, retrieval_query, slots, states_unit
 from broadcaster.brain.sentences import split_sentences
@@ -380,28 +382,30 @@ def rrf_fuse(rankings: Sequence[Sequence[Hit]], k: int, c: float = 60.0) -> list
 
 
 class DenseIndex:
-    """Cosine similarity over embeddings of every passage (from a local sentence-embedding model)."""
+    """Cosine similarity over embeddings of every passage (brain.embed: passages in the passage role, the question
+    in the query role)."""
 
-    def __init__(self, passages: Sequence[Passage], embed: Callable[[Sequence[str]], np.ndarray]) -> None:
+    def __init__(self, passages: Sequence[Passage], matrix: np.ndarray, embed: Embeddings) -> None:
         self.passages = list(passages)
+        self.matrix = matrix
         self.embed = embed
-        self.matrix = embed([p.text for p in self.passages]) if self.passages else np.zeros((0, 1))
 
     def search(self, query: str, k: int = 3) -> list[Hit]:
-        if not self.passages:
+        q = self.embed.query_sync([query]) if self.passages else None
+        if q is None:
             return []
-        q = self.embed([query])[0]
-        sims = self.matrix @ q
+        sims = self.matrix @ q[0]
         order = np.argsort(-sims)[:k]
-        # Cosine similarity stands in for `match` (how well the passage covers the question).
-        return [Hit(self.passages[i], float(sims[i]), float(max(0.0, sims[i]))) for i in order]
+        # No `match`: an embedding's cosine is high for every passage (e5 scores bunch at 0.8–0.9), so it says nothing of
+        # how well a passage covers the question; which fact answers is FactIndex's margin, not a passage's cosine.
+        return [Hit(self.passages[i], float(sims[i]), 0.0) for i in order]
 
 
 class KnowledgeBase:
     """A room's passages and indexes; `search` is async and runs in a worker thread."""
 
     def __init__(self, root: Path | None, *, chunk_chars: int = 300, top_k: int = 3,
-                 check_interval_s: float = 5.0, embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+                 check_interval_s: float = 5.0, embed: Embeddings | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.root = root
         self.chunk_chars = chunk_chars
@@ -412,6 +416,7 @@ class KnowledgeBase:
         self.corpus = Corpus()
         self.bm25 = BM25Index([])
         self.dense: DenseIndex | None = None
+        self.facts = FactIndex([], None)
         self.signature: tuple[tuple[str, int, int], ...] = ()
         self.builds = 0
         self.changed_ids: set[str] = set()
@@ -429,11 +434,20 @@ class KnowledgeBase:
         signature = files_signature(self.root)
         corpus = load_corpus(self.root, self.chunk_chars)
         bm25 = BM25Index(corpus.passages)
-        dense = DenseIndex(corpus.passages, self.embed) if self.embed is not None else None
+        dense, facts = None, facts_of(corpus.passages)
+        vectors = None
+        if self.embed is not None and self.embed.available and corpus.passages:
+            # passages and facts in one call (one trip to the embedding thread)
+            texts = [p.text for p in corpus.passages] + FactIndex.embed_texts(facts)
+            matrix = self.embed.passage_sync(texts)
+            if matrix is not None:
+                dense = DenseIndex(corpus.passages, matrix[: len(corpus.passages)], self.embed)
+                vectors = matrix[len(corpus.passages):]
+        fact_index = FactIndex(facts, vectors)
         old = {p.id: p.text for p in self.corpus.passages}
         new = {p.id: p.text for p in corpus.passages}
         # Swap all at once: a search running concurrently sees the old or the new index, never a mix.
-        self.corpus, self.bm25, self.dense, self.signature = corpus, bm25, dense, signature
+        self.corpus, self.bm25, self.dense, self.facts, self.signature = corpus, bm25, dense, fact_index, signature
         # Passages that changed or disappeared: answers citing them must not be served any more.
         self.changed_ids = {pid for pid, text in old.items() if new.get(pid) != text}
         self.version = hashlib.sha1("\x00".join(f"{p.id}\x01{p.text}" for p in corpus.passages).encode()).hexdigest()[:16]

@@ -99,6 +99,9 @@ CONTEXT_EXCUSES: dict[str, tuple[str, str]] = {
 }
 GLOBAL_WORDS: tuple[str, ...] = INSULTS + ADS_AND_FRAUD + GAMBLING_DRUGS_SEX + COMPETITORS
 
+# Platform-banned topics (political, separatist, extremist): patterns of their own module, see political.py.
+from broadcaster.brain.political import POLITICAL_PATTERNS  # noqa: E402
+
 # Phrases that only mean a listed word in use (a gap of a few characters allowed, "代开各种发票"): regexes
 # over the dense text (letters and CJK only), each reported as its listed word.
 PATTERNS: dict[str, str] = {
@@ -562,6 +565,7 @@ PATTERNS: dict[str, str] = {
               r"|(?:认识|这片有|那片有|本地有|道上有|上面有|当官|管事)(?:.{0,14})(?:出门小心|出门当心|让你(?:们)?(?:关门|倒闭|滚蛋)|等着瞧|走着瞧"
               r"|有你(?:们)?好看|别想好过|混不下去|开不下去)|(?:这片|那片|本地|道上|上面)有人.{0,6}(?:小心|当心)",
 }
+PATTERNS.update(POLITICAL_PATTERNS)
 
 # Words an insult template may end in (after emoji are read: 🐶 → 狗): 你是X, 你个X, 长得像X, 像X一样.
 INSULT_NOUNS: tuple[str, ...] = (

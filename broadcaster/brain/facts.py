@@ -1,0 +1,198 @@
+"""The knowledge base as facts (one line or sentence each) and the fact that answers a question, with a margin.
+
+A shop's facts are short lines ("- 充绒量160克", "价格：日常价128元"); a question is answered by one of them, not by the
+passage around it. `FactIndex` scores every fact for a question three ways — embedding similarity (the query/passage
+roles of brain.embed), word overlap (BM25 over the facts) and whether the fact carries what the question's slot asks
+(a price for a price question, the unit asked) — and `choose` returns the best fact with its *margin* over the next
+one: embedding scores bunch together (0.83–0.91 for every fact of a small sheet), so a fact is only an answer when it
+stands out from the rest, never because its raw score passes a bar. Scores are standardized per question (z-scores
+over every fact), so the margin means the same for a 20-fact sheet and a 2000-fact catalogue.
+
+A fact that shares a word with the comment (a place, a brand, a number) but not its meaning does not stand out: the
+embedding reads the whole sentence, and the word's weight is one of three.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from broadcaster.brain.intent import asked_units, evidence, slots, states_unit
+from broadcaster.brain.sentences import split_sentences
+
+_BULLET = re.compile(r"^\s*(?:[-*+•·]|\d+[.)、]|[（(]?\d+[)）])\s*")
+
+# How the three readings combine (tuned on the development products, see docs/brain.md): the embedding's z-score,
+# word overlap's z-score and a fact that carries the slot's evidence.
+W_DENSE = 1.0
+W_WORDS = 1.0
+W_WORDS_ALONE = 3.0  # without embeddings the words carry the reading
+W_SLOT = 1.5
+W_UNIT = 0.5
+W_RANGE = 1.2
+# A fact answers when it leads the next-best fact by this much (in z units of the combined score) and reads as
+# related at all (its own combined z-score).
+MARGIN = 0.15
+MIN_Z = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    text: str  # as it is said ("充绒量160克")
+    passage_id: str
+    question: str = ""  # an FAQ entry's question (embedded with its answer)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    fact: Fact | None
+    score: float  # the combined z-score of the best fact
+    margin: float  # its lead over the next one
+    confident: bool
+    why: str  # "dense z 2.31, words z 1.10, slot price; margin 0.84 over '…'"
+    ranked: tuple[tuple[Fact, float, float, float], ...] = ()  # (fact, combined, dense z, words z), best first
+
+
+def facts_of(passages: Sequence[object]) -> list[Fact]:
+    """Every passage's lines as facts: a bullet or a sheet line is one fact, a long paragraph one fact a sentence.
+    The passage's title line (the product's name, carried by every chunk) is no fact."""
+    from broadcaster.brain.kb import body, spoken
+
+    out: list[Fact] = []
+    seen: set[str] = set()
+    for p in passages:
+        text = p.text  # type: ignore[attr-defined]
+        pid = p.id  # type: ignore[attr-defined]
+        if text.startswith("问：") and "\n答：" in text:
+            q, a = text[2:].split("\n答：", 1)
+            out.append(Fact(a.strip(), pid, q.strip()))
+            continue
+        for line in body(p).splitlines():  # type: ignore[arg-type]
+            line = _BULLET.sub("", line).strip()
+            if not line or line.startswith("#"):
+                continue
+            for piece in (split_sentences(line, max_chars=120) if len(line) > 80 else [line]):
+                said = spoken(piece)
+                key = said.rstrip("。；;")
+                if len(key) >= 2 and key not in seen:
+                    seen.add(key)
+                    out.append(Fact(said, pid))
+    return out
+
+
+# A range a fact states ("身高165到170厘米", "体重125-140斤", "适合3到6岁") and the figures a viewer gives for it ("168",
+# "一百三十斤", "一米六五"): a figure inside a fact's range is the strongest sign that fact answers ("which size for me").
+_NUM = r"(\d+(?:\.\d+)?|[零一二两三四五六七八九十百]+)"
+_RANGE = re.compile(_NUM + r"\s*(?:厘米|cm|斤|公斤|kg|度|岁|个月|米)?\s*(?:到|至|-|~|～|—|－)\s*" + _NUM
+                    + r"\s*(厘米|cm|斤|公斤|kg|度|岁|个月|米)?", re.I)
+_HEIGHT = re.compile(r"(?:一|1)\s*米\s*([一二三四五六七八九\d])\s*([一二三四五六七八九\d])?")
+_GIVEN = re.compile(_NUM + r"\s*(厘米|cm|斤|公斤|kg|度|岁|个月)?", re.I)
+_CN = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_UNIT = {"cm": "厘米", "kg": "公斤", "米": "厘米"}
+
+
+def _value(s: str) -> float | None:
+    if s[0].isdigit():
+        return float(s)
+    total, cur = 0, 0
+    for ch in s:
+        if ch in _CN:
+            cur = _CN[ch]
+        elif ch == "十":
+            total += (cur or 1) * 10
+            cur = 0
+        elif ch == "百":
+            total += (cur or 1) * 100
+            cur = 0
+        else:
+            return None
+    return float(total + cur)
+
+
+def ranges(text: str) -> list[tuple[float, float, str]]:
+    """The ranges a fact states: (low, high, unit or '')."""
+    out = []
+    for m in _RANGE.finditer(text):
+        lo, hi = _value(m.group(1)), _value(m.group(2))
+        if lo is not None and hi is not None and lo < hi:
+            unit = (m.group(3) or "").lower()
+            out.append((lo, hi, _UNIT.get(unit, unit)))
+    return out
+
+
+def given(text: str) -> list[tuple[float, str]]:
+    """The figures a viewer states about themselves or their need: (value, unit or '')."""
+    out = []
+    for m in _HEIGHT.finditer(text):
+        out.append((100 + _CN.get(m.group(1), 0 if not m.group(1).isdigit() else int(m.group(1))) * 10
+                    + (_CN.get(m.group(2), int(m.group(2)) if m.group(2) and m.group(2).isdigit() else 0)
+                       if m.group(2) else 0), "厘米"))
+    rest = _HEIGHT.sub(" ", text)
+    for m in _GIVEN.finditer(rest):
+        v = _value(m.group(1))
+        if v is not None:
+            unit = (m.group(2) or "").lower()
+            out.append((v, _UNIT.get(unit, unit)))
+    return out
+
+
+def inside(figs: Sequence[tuple[float, str]], spans: Sequence[tuple[float, float, str]]) -> int:
+    """How many of the viewer's figures fall inside a fact's ranges (a bare figure fits a range of any unit)."""
+    return sum(any(lo <= v <= hi and (not u or not unit or u == unit) for lo, hi, unit in spans) for v, u in figs)
+
+
+def _z(x: np.ndarray) -> np.ndarray:
+    sd = float(x.std())
+    return (x - float(x.mean())) / sd if sd > 1e-9 else np.zeros_like(x)
+
+
+class FactIndex:
+    """Facts with their embeddings (passage role) and a BM25 index over them."""
+
+    def __init__(self, facts: Sequence[Fact], vectors: np.ndarray | None) -> None:
+        from broadcaster.brain.kb import BM25Index, Passage
+
+        self.facts = list(facts)
+        self.vectors = vectors if vectors is not None and len(vectors) == len(self.facts) else None
+        self._words = BM25Index([Passage(str(i), f"{f.question} {f.text}".strip()) for i, f in enumerate(self.facts)])
+
+    def __len__(self) -> int:
+        return len(self.facts)
+
+    @staticmethod
+    def embed_texts(facts: Sequence[Fact]) -> list[str]:
+        return [f"{f.question} {f.text}".strip() for f in facts]
+
+    def choose(self, question: str, qvec: np.ndarray | None) -> Choice:
+        """The fact that answers the question, its combined score and margin; `qvec` its query embedding (None:
+        words and slots alone)."""
+        n = len(self.facts)
+        if n == 0:
+            return Choice(None, 0.0, 0.0, False, "no facts")
+        words = np.zeros(n)  # the share of the question's word weight a fact covers (BM25's match)
+        for hit in self._words.search(question, k=n):
+            words[int(hit.passage.id)] = hit.match
+        dense = self.vectors @ qvec if self.vectors is not None and qvec is not None else None
+        wanted, units = slots(question), asked_units(question)
+        slot = np.array([float(any(evidence(s, f.text) for s in wanted)) for f in self.facts]) if wanted else np.zeros(n)
+        unit = np.array([float(states_unit(units, f.text)) for f in self.facts]) if units else np.zeros(n)
+        figs = given(question)
+        fit = np.array([float(inside(figs, ranges(f.text))) for f in self.facts]) if figs else np.zeros(n)
+        zd = _z(dense) if dense is not None else np.zeros(n)
+        raw = W_DENSE * zd + W_WORDS * words * (1.0 if dense is not None else W_WORDS_ALONE) + W_SLOT * slot \
+            + W_UNIT * unit + W_RANGE * fit
+        combined = _z(raw)  # one scale for the margin, with or without embeddings
+        order = np.argsort(-combined)
+        best = int(order[0])
+        second = next((int(i) for i in order[1:] if self.facts[int(i)].text != self.facts[best].text), None)
+        margin = float(combined[best] - combined[second]) if second is not None else float(combined[best])
+        top = float(combined[best])
+        confident = margin >= MARGIN and top >= MIN_Z
+        why = (f"dense z {zd[best]:.2f}, words {words[best]:.2f}" + (f", slot {'/'.join(sorted(wanted))}" +
+               ("" if slot[best] else " not carried") if wanted else "") + (f", range fits {int(fit[best])}" if figs else "")
+               + f"; z {top:.2f}, margin {margin:.2f}" + (f" over {self.facts[second].text!r}" if second is not None else ""))
+        ranked = tuple((self.facts[int(i)], float(combined[i]), float(zd[i]), float(words[i])) for i in order[:5])
+        return Choice(self.facts[best], top, margin, confident, why, ranked)
