@@ -30,6 +30,7 @@ if [ "${1:-}" = "--test" ]; then
     openssl                                           # throwaway CAs for the TLS connector tests
     procps                                            # kill: the units' ExecReload
     dpkg                                              # dpkg-query: checks tests/support/programs.py's mapping
+    util-linux mount                                  # setpriv (run as nobody), mount/umount (a tiny tmpfs)
     kubectl                                           # kubectl kustomize renders deploy/ (upstream's package)
   )
   need=()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.programs import missing
+from tests.support.programs import missing, require_program
 
 ROOT = Path(__file__).resolve().parents[2]
 USERS = ("root", "unprivileged")
@@ -43,10 +43,7 @@ class User:
         """`args` as this user: through setpriv (util-linux) when the test runs as root."""
         if not self.drop:
             return args
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            missing("setpriv (util-linux) is needed to run a command as nobody")
-        drop = [setpriv, f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups"]
+        drop = [require_program("setpriv"), f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups"]
         if not _others_reach(Path(sys.executable).resolve(), Path(sys.base_prefix)):
             # The interpreter lives where only root may look (pyenv under /root, mode 0700): keep the one
             # capability that lets a process read and search any folder, never write one, so every write the
@@ -105,11 +102,12 @@ def tmpfs(path: Path, options: str) -> Iterator[Path]:
     if os.geteuid() != 0:
         missing("mounting a tmpfs needs root (CI runs as root)")
     path.mkdir(parents=True, exist_ok=True)
-    res = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True, text=True)
+    mount, umount = require_program("mount"), require_program("umount")
+    res = subprocess.run([mount, "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True, text=True)
     if res.returncode != 0:
         missing(f"cannot mount a tmpfs here: {res.stderr.strip()}")
     try:
         yield path
     finally:
-        if subprocess.run(["umount", str(path)], capture_output=True).returncode != 0:
-            subprocess.run(["umount", "-l", str(path)], capture_output=True)
+        if subprocess.run([umount, str(path)], capture_output=True).returncode != 0:
+            subprocess.run([umount, "-l", str(path)], capture_output=True)

@@ -26,6 +26,9 @@ PROGRAMS = {
     "fc-match": "fontconfig",  # the system-font fallback of the subtitle font lookup
     "fc-list": "fontconfig",
     "dpkg-query": "dpkg",  # checks this very mapping against the package database
+    "setpriv": "util-linux",  # runs a command as nobody from a root test (CI runs as root)
+    "mount": "mount",  # a tiny tmpfs: a full disk, a read-only mount
+    "umount": "mount",
     # `kubectl kustomize` renders deploy/kustomize offline. The package is the Kubernetes project's
     # (pkgs.k8s.io apt repository); Debian's own kubernetes-client (1.20) is too old for Kustomize components.
     "kubectl": "kubectl",
