@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -48,7 +49,7 @@ def probe_folder(folder: Path) -> str | None:
     at = folder
     while True:
         try:
-            if os.stat(at).st_mode & 0o170000 == 0o040000:
+            if stat.S_ISDIR(os.stat(at).st_mode):
                 break
             if at == folder:
                 return f"{_q(at)} is a file, not a directory"

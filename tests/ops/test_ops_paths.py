@@ -125,6 +125,28 @@ def test_a_read_only_mount_is_refused_for_root_too(who_name):
 
 
 @pytest.mark.parametrize("who_name", USERS)
+def test_a_full_disk_is_refused(who_name):
+    """The probe file is made (a free inode) but its first byte is refused."""
+    who = user(who_name)
+    with open_folder() as d:
+        home = setup(who, d)
+        with tmpfs(d / "disk", "size=64k,mode=0777"):
+            fd = os.open(d / "disk" / "filler", os.O_WRONLY | os.O_CREAT)
+            with pytest.raises(OSError, match="No space left"):
+                while True:
+                    os.write(fd, b"\0" * 4096)
+            os.close(fd)
+            cfg = write(d, [recording(d / "disk" / "x.flv")], state_dir=str(home))
+            res = who.run(cli("check", "-c", str(cfg)), home)
+            left = sorted(os.listdir(d / "disk"))
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stderr.strip().splitlines() == [
+        f"config error: {cfg}: rooms[0].outputs[0].path: directory '{d}/disk' is not writable: No space left on device"
+    ]
+    assert left == ["filler"], "the probe file is removed"
+
+
+@pytest.mark.parametrize("who_name", USERS)
 def test_check_lists_every_problem_and_run_refuses_them_before_going_on_air(who_name):
     who = user(who_name)
     with open_folder() as d:
