@@ -8,6 +8,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
+from broadcaster import gpu_metrics as _gpu_metrics
 from danmaku import metrics as _danmaku_metrics
 
 REGISTRY = CollectorRegistry(auto_describe=True)
@@ -134,7 +135,8 @@ WORKER_RSS = Gauge("va_worker_resident_memory_bytes", "Resident memory of a room
                    registry=REGISTRY)
 
 # Whole-service figures the daemon works out over all workers; a worker's own value of them is not merged.
-DAEMON_WIDE = frozenset({"va_process_resident_memory_bytes", "va_rooms_on_air"})
+# The host's GPUs (broadcaster.gpu_metrics) are the daemon's alone too: one exporter per host.
+DAEMON_WIDE = frozenset({"va_process_resident_memory_bytes", "va_rooms_on_air", *_gpu_metrics.FAMILIES})
 
 
 class _Families:
@@ -150,6 +152,8 @@ def exposition(worker_texts: Iterable[str]) -> bytes:
     room ran in the daemon, each family once (its samples from all rooms), so dashboards and alerts keep working."""
     merged: dict[str, Metric] = {}
     for family in REGISTRY.collect():
+        merged[family.name] = family
+    for family in _gpu_metrics.HOST.collect():
         merged[family.name] = family
     for text in worker_texts:
         for family in text_string_to_metric_families(text):

@@ -2,8 +2,9 @@
 
 Service side (`FaceService`, run by broadcaster.services.host, or standalone with
 `python -m broadcaster.services.face` as the Kubernetes DaemonSet does, configured by VA_SERVICES_DIR,
-VA_FACE_MODEL_DIR, VA_FACE_DEVICE, VA_FACE_DTYPE, VA_FACE_MAX_BATCH, VA_FACE_MAX_WAIT_MS; the rooms'
-daemons then get VA_FACE_SERVICES_DIR, so they start none and connect there): loads the MuseTalk-layout
+VA_FACE_MODEL_DIR, VA_FACE_DEVICE, VA_FACE_DTYPE, VA_FACE_MAX_BATCH, VA_FACE_MAX_WAIT_MS, and VA_FACE_METRICS_PORT
+for the node's va_gpu_* on HTTP; the rooms' daemons then get VA_FACE_SERVICES_DIR, so they start none and connect
+there): loads the MuseTalk-layout
 model once on `avatar.device` (auto|cuda:N|cpu; auto without a usable GPU runs on the CPU, logged, and
 the rooms count the fallback; a GPU load that fails exits, so the supervisor retries it after a backoff). Three kinds of request, all batched by
 the host across rooms:
@@ -298,6 +299,16 @@ def main() -> int:
     setup_logging(spec.log_level, spec.log_format)
     path = socket_path(where, spec)
     log.info("face service: %s on %s", spec.params, path)
+    port = os.environ.get("VA_FACE_METRICS_PORT")
+    if port:  # the node's one GPU exporter (the room pods' daemons leave the node's GPUs to it)
+        from prometheus_client import CollectorRegistry, start_http_server
+
+        from broadcaster.gpu_metrics import GpuCollector
+
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(GpuCollector())
+        start_http_server(int(port), registry=registry)
+        log.info("face service: GPU metrics on :%s/metrics", port)
     host = _StandaloneHost(spec, path, arena_bytes=int(os.environ.get("VA_FACE_ARENA_MB", "64")) << 20)
     try:
         asyncio.run(host.main())
