@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from common.config import Model, Secret, SecretURL
+from danmaku.kuaishou.gifts import KuaishouGift, load_catalogue
 from danmaku.money import MoneyConfig
 
 _DEFAULT_MONEY = MoneyConfig()
@@ -380,6 +381,51 @@ class YouTubeSource(_SourceBase, _TlsMixin):
         return self
 
 
+class KuaishouWebSource(_SourceBase, _TlsMixin):
+    """Kuaishou live comments, likes and gifts through the web page's WebSocket feed (unofficial).
+
+    Gifts are valued from a catalogue the operator keeps (gift id → name, 快币): `gifts_file` (YAML/JSON, re-read
+    when it changes) over the inline `gifts`. The page's websocketinfo call can be signed by an operator's
+    program or service (`signer`, as Douyin's), when Kuaishou asks for it.
+
+        - {type: kuaishou_web, principal_id: 3xabc123, cookie: "${KS_COOKIE:-}", gifts_file: ks_gifts.yaml}
+    """
+
+    type: Literal["kuaishou_web"]
+    principal_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")  # the id in https://live.kuaishou.com/u/<id>
+    # A logged-in web session's Cookie header (did, kuaishou.live.web_st, userId …); without it the cookies the
+    # live home page sets are used, and Kuaishou may refuse the feed or show a captcha.
+    cookie: Secret | None = None
+    signer: SignerConfig = Field(default_factory=lambda: NoSigner(type="none"))
+    sign_param: str = Field("__NS_sig3", pattern=r"^[A-Za-z0-9_]{1,40}$")  # query key the signature goes in
+    live_base: str = "https://live.kuaishou.com"
+    gifts_file: Path | None = None
+    gifts: dict[int, KuaishouGift] = Field(default_factory=dict)
+    gifts_check_s: float = Field(10.0, gt=0)  # how often gifts_file is looked at for changes
+    user_agent: str = _BROWSER_UA
+    heartbeat_s: float = Field(20.0, gt=0)  # until the enter-room ack names its own interval
+    enter_timeout_s: float = Field(10.0, gt=0)
+    read_timeout_s: float = Field(60.0, gt=0)
+    http_timeout_s: float = Field(10.0, gt=0)
+    silent_after_s: float | None = Field(180.0, gt=0)
+
+    _blank = field_validator("cookie", mode="before")(_blank_is_none)
+
+    @field_validator("live_base")
+    @classmethod
+    def _urls(cls, v: str) -> str:
+        return _http_url(v)
+
+    @field_validator("gifts_file")
+    @classmethod
+    def _catalogue(cls, v: Path | None) -> Path | None:
+        if v is not None:
+            if not v.expanduser().is_file():
+                raise ValueError(f"file {str(v)!r} does not exist")
+            load_catalogue(v.expanduser())  # a broken catalogue is a config error naming file and key
+        return v
+
+
 MemberConfig = Annotated[
     BilibiliWebSource
     | BilibiliOpenSource
@@ -389,7 +435,8 @@ MemberConfig = Annotated[
     | RedisStreamSource
     | ReplaySource
     | TwitchSource
-    | YouTubeSource,
+    | YouTubeSource
+    | KuaishouWebSource,
     Field(discriminator="type"),
 ]
 

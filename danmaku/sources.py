@@ -8,6 +8,7 @@ from danmaku.config import (
     DouyinPushSource,
     DouyinWebSource,
     GroupSource,
+    KuaishouWebSource,
     RedisStreamSource,
     ReplaySource,
     SourceConfig,
@@ -54,6 +55,10 @@ def open_source(cfg: SourceConfig, room_id: str) -> Source:
         from danmaku.youtube.client import YouTubeLiveClient
 
         return YouTubeLiveClient(cfg, room_id)
+    if isinstance(cfg, KuaishouWebSource):
+        from danmaku.kuaishou.webcast import KuaishouWebClient
+
+        return KuaishouWebClient(cfg, room_id)
     if isinstance(cfg, WebhookSource):
         from danmaku.generic import WebhookReceiver
 

@@ -1,0 +1,1 @@
+"""Kuaishou web live chat connector (WebSocket protobuf feed)."""
