@@ -9,7 +9,13 @@ same event loop receives an ordinary comment every 10 ms; reported is the delay 
 comments (goal < 50 ms), with the bombs decoded as the connector does now (off the loop past 256 KiB) and,
 for comparison, on the loop.
 
-    .venv/bin/python bench/bench_danmaku.py [--messages 100000] [--repeat 3] [--bombs 30]
+Then each newer connector's decoder (wire → typed Events, as its session does it) on a burst of the same size,
+as a ratio of messages per CPU second to the Bilibili decoder's above (same run, interleaved, best of each):
+Twitch (IRC text frames of 1–10 tagged lines: chat, cheers, sub notices, PINGs), YouTube (liveChatMessages.list
+JSON pages of 20–500 items: chat, Super Chats/Stickers, memberships) and Kuaishou (SocketMessage frames with a
+gzip SCWebFeedPush of 5–40 feeds: comments, likes, gift combos).
+
+    .venv/bin/python bench/bench_danmaku.py [--messages 100000] [--repeat 3] [--bombs 30] [--platforms 50000]
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import gzip
 import json
 import random
 import struct
@@ -34,6 +41,10 @@ from danmaku.bilibili.packet import PacketDecoder
 from danmaku.config import ReplaySource
 from danmaku.event import Event
 from danmaku.generic import ReplayPlayer
+from danmaku.kuaishou.gifts import GiftCatalogue, KuaishouGift
+from danmaku.kuaishou.messages import SC_FEED_PUSH, KuaishouNormalizer, parse_socket_message, payload_bytes
+from danmaku.twitch.irc import TwitchNormalizer, parse_line, split_frame
+from danmaku.youtube.messages import YouTubeNormalizer
 
 HDR = struct.Struct(">IHHII")
 
@@ -263,6 +274,178 @@ def bomb_report(bombs: int) -> None:
               + (f" -> {'OK' if d[-1] * 1000 < 50 else 'OVER'} (goal max < 50 ms)" if "now" in label else ""))
 
 
+# ------------------------------------------------------------------ the newer connectors, on the same footing
+
+
+def _esc(v: str) -> str:
+    return v.replace("\\", "\\\\").replace(";", "\\:").replace(" ", "\\s")
+
+
+def make_twitch_frames(n: int, rng: random.Random) -> list[str]:
+    words = ["hello chat", "what's the price of the kettle?", "LUL", "PogChamp this is great", "how long is shipping",
+             "first time here!", "KEKW", "love the stream", "is it 220 V?", "gg"]
+    lines = []
+    for i in range(n):
+        uid = rng.randrange(1, 10**8)
+        login = f"viewer{uid % 5000}"
+        tags = {"badge-info": "subscriber/14" if i % 3 else "", "badges": "subscriber/12,premium/1" if i % 3 else "",
+                "color": "#1E90FF", "display-name": login.title(), "emotes": "", "first-msg": "0",
+                "id": f"{uid:08x}-{i:08x}-4c2f-9d1e-5f3a2b1c0d9e", "mod": "0", "room-id": "12345",
+                "subscriber": "1" if i % 3 else "0", "tmi-sent-ts": str(1700000000000 + i), "turbo": "0",
+                "user-id": str(uid), "user-type": ""}
+        r = rng.random()
+        if r < 0.88:
+            lines.append("@" + ";".join(f"{k}={_esc(v)}" for k, v in tags.items())
+                         + f" :{login}!{login}@{login}.tmi.twitch.tv PRIVMSG #somestreamer :{rng.choice(words)}")
+        elif r < 0.93:
+            tags["bits"] = str(rng.choice([100, 500, 1000]))
+            lines.append("@" + ";".join(f"{k}={_esc(v)}" for k, v in tags.items())
+                         + f" :{login}!{login}@{login}.tmi.twitch.tv PRIVMSG #somestreamer :Cheer{tags['bits']} "
+                         + rng.choice(words))
+        elif r < 0.98:
+            tags.update({"login": login, "msg-id": "resub", "msg-param-cumulative-months": "7",
+                         "msg-param-sub-plan": "1000", "msg-param-sub-plan-name": "Channel Subscription",
+                         "system-msg": f"{login} subscribed at Tier 1. They've subscribed for 7 months!"})
+            lines.append("@" + ";".join(f"{k}={_esc(v)}" for k, v in tags.items())
+                         + " :tmi.twitch.tv USERNOTICE #somestreamer :seven months!")
+        else:
+            lines.append("PING :tmi.twitch.tv")
+    frames, i = [], 0
+    while i < len(lines):
+        k = rng.randint(1, 10)
+        frames.append("".join(line + "\r\n" for line in lines[i:i + k]))
+        i += k
+    return frames
+
+
+def twitch_decode(frames: list[str]) -> int:
+    errors: list[str] = []
+    norm = TwitchNormalizer("bench", lambda kind, detail: errors.append(kind), lambda cmd: None)
+    out: list[Event] = []
+    n = 0
+    for frame in frames:
+        for line in split_frame(frame):
+            norm.handle(parse_line(line), out)
+            n += 1
+        out.clear()
+    if errors:
+        raise SystemExit(f"twitch decode errors in the bench input: {errors[:5]}")
+    return n
+
+
+def _yt_item(i: int, rng: random.Random) -> dict:
+    cid = f"UC{rng.randrange(10**12):012d}abcdefghij"
+    author = {"channelId": cid, "channelUrl": f"http://www.youtube.com/channel/{cid}", "displayName": f"Viewer {i % 900}",
+              "profileImageUrl": f"https://yt3.ggpht.com/ytc/{cid}=s88-c-k-c0x00ffffff-no-rj", "isVerified": False,
+              "isChatOwner": False, "isChatSponsor": i % 4 == 0, "isChatModerator": False}
+    snippet = {"liveChatId": "Cg0KC2RRdzR3OVdnWGNRKicKGFVDdTJm", "authorChannelId": cid,
+               "publishedAt": f"2025-01-15T10:{i // 60 % 60:02d}:{i % 60:02d}.{i % 1000:03d}+00:00",
+               "hasDisplayContent": True}
+    r = rng.random()
+    if r < 0.9:
+        words = rng.choice(["hello!", "what is the price?", "love this", "how long is shipping to Canada?", "lol"])
+        snippet.update(type="textMessageEvent", displayMessage=words, textMessageDetails={"messageText": words})
+    elif r < 0.96:
+        micros = rng.choice([2_000_000, 5_000_000, 20_000_000])
+        snippet.update(type="superChatEvent", displayMessage="$5.00 from Bob: great", superChatDetails={
+            "amountMicros": str(micros), "currency": "USD", "amountDisplayString": f"${micros / 1e6:.2f}",
+            "userComment": "great stream, question: does it ship worldwide?", "tier": 2})
+    elif r < 0.98:
+        snippet.update(type="superStickerEvent", displayMessage="sticker", superStickerDetails={
+            "superStickerMetadata": {"stickerId": "UCkszU2WH9gy1mb0dV-11UJg/abc", "altText": "cat", "language": "en"},
+            "amountMicros": "1990000", "currency": "EUR", "amountDisplayString": "€1.99", "tier": 1})
+    else:
+        snippet.update(type="newSponsorEvent", displayMessage="Welcome!",
+                       newSponsorDetails={"memberLevelName": "Member", "isUpgrade": False})
+    return {"kind": "youtube#liveChatMessage", "etag": f"etag{i}", "id": f"LCC.{i:012d}", "snippet": snippet,
+            "authorDetails": author}
+
+
+def make_youtube_pages(n: int, rng: random.Random) -> list[bytes]:
+    pages, i = [], 0
+    while i < n:
+        k = min(n - i, rng.randint(20, 500))
+        pages.append(json.dumps({"kind": "youtube#liveChatMessageListResponse", "etag": "e", "pollingIntervalMillis":
+                                 5000, "nextPageToken": f"GOD{i}", "pageInfo": {"totalResults": k, "resultsPerPage": k},
+                                 "items": [_yt_item(i + j, rng) for j in range(k)]}).encode())
+        i += k
+    return pages
+
+
+def youtube_decode(pages: list[bytes]) -> int:
+    errors: list[str] = []
+    norm = YouTubeNormalizer("bench", lambda kind, detail: errors.append(kind), lambda t: None, lambda live: None)
+    out: list[Event] = []
+    n = 0
+    for page in pages:
+        n += norm.feed(json.loads(page)["items"], out)
+        out.clear()
+    if errors:
+        raise SystemExit(f"youtube decode errors in the bench input: {errors[:5]}")
+    return n
+
+
+def make_kuaishou_frames(n: int, rng: random.Random) -> list[bytes]:
+    feeds = []
+    for i in range(n):
+        uid = f"3x{rng.randrange(10**10):010d}"
+        user = [(1, uid), (2, f"快手用户{i % 700}"), (3, f"https://p1.a.yximgs.com/uhead/AB/2025/{uid}.jpg")]
+        r = rng.random()
+        if r < 0.7:
+            feeds.append((5, [(1, f"c{i}"), (2, user), (3, rng.choice(["主播好", "这个多少钱", "666", "有链接吗"])),
+                              (4, "XkLpfw=="), (7, 1), (8, [(4, 3), (7, 12)])]))
+        elif r < 0.9:
+            feeds.append((8, [(1, f"l{i}"), (2, user), (4, "XkLpfw==")]))
+        else:
+            feeds.append((9, [(1, f"g{i}"), (2, user), (3, 1700000000000 + i), (4, rng.choice([9, 12])),
+                              (6, f"{uid}-{i // 3}"), (7, 1), (8, i % 3 + 1), (10, 300000)]))
+    frames, i = [], 0
+    while i < len(feeds):
+        k = rng.randint(5, 40)
+        push = pb.encode([(1, "1.2万"), (2, "2.4万"), *feeds[i:i + k]])
+        frames.append(pb.encode([(1, SC_FEED_PUSH), (2, 2), (3, gzip.compress(push))]))
+        i += k
+    return frames
+
+
+def kuaishou_decode(frames: list[bytes]) -> int:
+    errors: list[str] = []
+    catalogue = GiftCatalogue({9: KuaishouGift(name="小心心", coins=1), 12: KuaishouGift(name="棒棒糖", coins=10)}, None, 10)
+    norm = KuaishouNormalizer("bench", lambda kind, detail: errors.append(kind), catalogue)
+    out: list[Event] = []
+    n = 0
+    for frame in frames:
+        msg = parse_socket_message(frame)
+        payload = payload_bytes(msg, 8 * 1024 * 1024)
+        n += sum(len(v) for k, v in pb.decode(payload).items() if k in (5, 7, 8, 9, 11, 12))
+        norm.feed(payload, out)
+        out.clear()
+    if errors:
+        raise SystemExit(f"kuaishou decode errors in the bench input: {errors[:5]}")
+    return n
+
+
+def platform_report(n: int, repeat: int, rng: random.Random, bili_frames: list[bytes], bili_n: int) -> None:
+    """Each connector's decode rate beside the Bilibili decoder's, interleaved so load hits all alike."""
+    inputs = {"twitch": (twitch_decode, make_twitch_frames(n, rng)),
+              "youtube": (youtube_decode, make_youtube_pages(n, rng)),
+              "kuaishou": (kuaishou_decode, make_kuaishou_frames(n, rng))}
+    best = {name: float("inf") for name in ("bilibili", *inputs)}
+    counts = {"bilibili": bili_n}
+    for _ in range(repeat):
+        t, _ = timed(ours, bili_frames)
+        best["bilibili"] = min(best["bilibili"], t)
+        for name, (fn, data) in inputs.items():
+            t, counts[name] = timed(fn, data)  # type: ignore[arg-type]
+            best[name] = min(best[name], t)
+    bili_rate = counts["bilibili"] / best["bilibili"]
+    print(f"decode + normalize, msg per CPU second (best of {repeat}); ratio to the Bilibili decoder in this run:")
+    for name in ("bilibili", *inputs):
+        rate = counts[name] / best[name]
+        print(f"  {name:9s} {rate:10.0f} msg/s  ({counts[name]} messages, {best[name]:.3f} s)  "
+              f"ratio {rate / bili_rate:5.2f}")
+
+
 def timed(fn, frames: list[bytes]) -> tuple[float, int]:
     # CPU time of this process: other work on a shared machine does not count against either side.
     t0 = time.process_time()
@@ -276,6 +459,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--bombs", type=int, default=30, help="decompression bombs in the loop-delay check (0: skip)")
+    ap.add_argument("--platforms", type=int, default=50_000,
+                    help="messages per platform in the Twitch/YouTube/Kuaishou decode comparison (0: skip)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     cmds = make_commands(args.messages, rng)
@@ -303,6 +488,8 @@ def main() -> int:
     print(f"ratio: {ratio:.2f} of floor, best vs best (budget >= 0.50) -> {'OK' if ratio >= 0.5 else 'UNDER BUDGET'}; "
           f"per-pair ratios min/median/max {pair_ratios[0]:.2f}/{pair_ratios[len(pair_ratios) // 2]:.2f}/"
           f"{pair_ratios[-1]:.2f}")
+    if args.platforms:
+        platform_report(args.platforms, args.repeat, rng, frames, len(cmds))
     if args.bombs:
         bomb_report(args.bombs)
     return 0
