@@ -48,6 +48,23 @@ def label(item: dict) -> str | None:
     return _MAP.get(cls)
 
 
+def friendly_examples(path: Path) -> list[tuple[str, bool]]:
+    """Clean comments labelled by what they are (train.jsonl's classes, the product sets' chitchat/question/near_miss):
+    friendly chit-chat or not. The older red-team sets do not say, so they are not used for this head."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        text, cls = item.get("text", ""), item.get("class", "")
+        if not text or item.get("kind", "comment") != "comment":
+            continue
+        labelled = item.get("label") == "clean" and cls in ("chitchat", "question", "remark", "complaint")
+        if labelled or (path.parent.name == "products" and cls in ("chitchat", "question")):
+            out.append((text, cls == "chitchat"))
+    return out
+
+
 def examples(path: Path) -> list[tuple[str, str]]:
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -70,7 +87,7 @@ def fit(x: np.ndarray, y: np.ndarray, k: int, *, l2: float = 1e-2, epochs: int =
     """Multinomial logistic regression on standardized vectors by Adam (full batch, L2), numpy only. Clean and unsafe
     weigh the same in all; the unsafe half is shared evenly by its classes (so political, with fewer examples, is
     not drowned by insults)."""
-    n, d = x.shape
+    d = x.shape[1]
     w, b = np.zeros((d, k)), np.zeros(k)
     counts = np.bincount(y, minlength=k).astype(float)
     per = np.where(np.arange(k) == 0, 0.5 / max(counts[0], 1), 0.5 / (k - 1) / np.maximum(counts, 1))
@@ -126,14 +143,34 @@ def main() -> int:
     # the standardization folded into the weights: the probe reads raw vectors
     w = (w / scale[:, None]).astype(np.float32)
     b = (b - mean @ w).astype(np.float32)
-    probe = RiskProbe(w, b, threshold=args.threshold)
+    # the friendly head: P(chit-chat) among clean comments (a greeting, praise, thanks, a purchase)
+    files = [p for p in [*sorted(RED.glob("*.jsonl")), *sorted((RED / "products").glob("*.jsonl"))]
+             if p.stem not in args.exclude and p.stem not in args.hold]
+    fr = [e for p in files for e in friendly_examples(p)]
+    fx = model.query([t for t, _ in fr])
+    fy = np.array([int(f) for _, f in fr])
+    fmean, fscale = fx.mean(0), fx.std(0) + 1e-6
+    fw, fb = fit((fx - fmean) / fscale, fy, 2, l2=args.l2)
+    fw = (fw / fscale[:, None]).astype(np.float32)
+    fb = (fb - fmean @ fw).astype(np.float32)
+    print(f"friendly head: {int(fy.sum())} chit-chat, {int((fy == 0).sum())} other clean comments")
+    probe = RiskProbe(w, b, threshold=args.threshold, friendly=(fw, fb))
     report(probe, "training data", train, x)
+    fp = probe.friendliness(fx) >= 0.5
+    print(f"friendly head on its training data: {int((fp & (fy == 1)).sum())}/{int(fy.sum())} chit-chat, "
+          f"{int((fp & (fy == 0)).sum())}/{int((fy == 0).sum())} others read as friendly")
     for name, d in held.items():
         report(probe, f"held out {name}", d, model.query([t for t, _ in d]))
+        if (RED / "products" / f"{name}.jsonl").exists():
+            hf = friendly_examples(RED / "products" / f"{name}.jsonl")
+            hp = probe.friendliness(model.query([t for t, _ in hf])) >= 0.5
+            hy = np.array([f for _, f in hf])
+            print(f"  friendly head on {name}: {int((hp & hy).sum())}/{int(hy.sum())} chit-chat, "
+                  f"{int((hp & ~hy).sum())}/{int((~hy).sum())} questions read as friendly")
     if not args.dry_run:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(args.out, w=w, b=b, classes=np.array(CLASSES), threshold=np.float32(args.threshold),
-                            model_id=np.array(model_id()))
+        np.savez_compressed(args.out, w=w, b=b, fw=fw, fb=fb, classes=np.array(CLASSES),
+                            threshold=np.float32(args.threshold), model_id=np.array(model_id()))
         print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
     return 0
 

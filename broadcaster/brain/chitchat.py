@@ -24,7 +24,7 @@ _WORDS = (
     "可爱", "好听", "厉害", "棒", "赞", "牛", "优秀", "专业", "用心", "靠谱", "良心", "讲得", "讲的", "说得好",
     "说的好", "说得对", "说的对", "太会", "会讲", "学到", "涨知识", "长知识", "原来如此", "懂了", "记下了",
     "不错", "挺好", "真好", "太好", "很好", "说好", "都说好", "这个好", "绝了", "绝绝子", "yyds", "xswl", "u1s1",
-    "nice", "good", "great", "love", "cool", "666", "真香", "种草", "安利", "心动", "动心", "蠢蠢欲动", "忍不住", "捂不住",
+    "nice", "good", "great", "love", "cool", "666", "888", "999", "2333", "来了来了", "真香", "种草", "安利", "心动", "动心", "蠢蠢欲动", "忍不住", "捂不住",
     "好评", "满意", "舒服", "治愈", "温柔", "有趣", "有意思", "好玩", "开心", "宝藏", "大气",
     "新鲜", "清香", "好香", "回甘", "放松", "解压", "提神", "润", "上瘾", "上头", "佩服",
     # the product and buying it
@@ -67,6 +67,11 @@ class Friendly:
     def __init__(self, extra: Iterable[str] = ()) -> None:
         extra = [w for w in extra if w]
         self._re = _pattern((*_WORDS, *extra)) if extra else _FRIENDLY
+
+    @staticmethod
+    def vetoed(text: str) -> bool:
+        """A threat, a jeer or a warning to others around whatever praise the text holds."""
+        return _VETO.search(_SPACES.sub("", text.lower())) is not None
 
     def __call__(self, text: str) -> bool:
         low = text.lower()

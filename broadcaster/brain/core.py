@@ -43,11 +43,13 @@ from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.embed import build_backend as build_embed_backend
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict, warm_guard
 from broadcaster.brain.intent import FaqMatcher, is_question, same_content, slots
-from broadcaster.brain.kb import Hit, KnowledgeBase, faq_pairs, kb_answer
+from broadcaster.brain.kb import Hit, KnowledgeBase, faq_pairs, kb_answer, without_absolute_clauses
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, fold, moderator_from_config, speakable_name
+from broadcaster.brain.risk import RiskProbe
 from broadcaster.brain.sentences import SentenceSplitter, split_sentences
 from broadcaster.brain.textnorm import dense, question_key
+from broadcaster.brain.understand import SILENT_NOT_UNDERSTOOD, SILENT_OFF_TOPIC, Reading, Understanding
 from broadcaster.lines import Line, LineSource
 from cache.answer import AnswerCache
 from cache.store import Store, build_store
@@ -135,6 +137,10 @@ class Brain:
         self._withheld: BoundedDict[int, list[dict[str, str]]] = BoundedDict(256)
         self.faq = FaqMatcher([])
         self._friendly = Friendly(cfg.friendly_words)
+        self.understanding = Understanding(self.embeddings, self._friendly)
+        self._probe: RiskProbe | None = None
+        self._readings: BoundedDict[int, Reading] = BoundedDict(256)
+        self._silences: BoundedDict[int, str] = BoundedDict(256)
 
     # -- life cycle -----------------------------------------------------------------------------------
 
@@ -143,6 +149,7 @@ class Brain:
         cfg = self.cfg
         await self.embeddings.load()
         self.kb.embed = self.embeddings
+        self._probe = RiskProbe.load(model_id=self.embeddings.model_id) if self.embeddings.available else None
         await self.kb.build()
         if cfg.cache.enabled:
             store = self._store
@@ -166,6 +173,7 @@ class Brain:
             await self.cache.warm(self._faq())
         self.faq = FaqMatcher(self._faq(), [p.text for p in self.kb.passages])
         self._kb_builds = self.kb.builds
+        self.understanding = Understanding(self.embeddings, self._friendly, probe=self._probe, product_words=self.kb.titles)
         await asyncio.to_thread(warm_guard, tuple(p.text for p in self.kb.passages))
         if self.kb.root is not None and cfg.kb.check_interval_s > 0:
             self._watch_task = asyncio.get_running_loop().create_task(self._watch_kb(), name=f"kb-watch-{self.room}")
@@ -193,6 +201,7 @@ class Brain:
             return
         self._kb_builds = self.kb.builds
         self.faq = FaqMatcher(self._faq(), [p.text for p in self.kb.passages])
+        self.understanding = Understanding(self.embeddings, self._friendly, probe=self._probe, product_words=self.kb.titles)
         if self.cache is not None:
             await self._retire_cached_answers()
         # The guard's index of the KB's figures, built off the loop (seconds for a large KB), not by the first answer;
@@ -247,10 +256,21 @@ class Brain:
         question = line.text.strip()
         await self._after_kb_rebuild()  # a search may have rebuilt the KB: never serve answers it retired
         ans = _Answer(line, source="cache")
+        reading = await self._read(line, question)
         for s in self._preface(line):
             out = self._moderated(ans, s, "script", content=False)
             if out is not None:
                 yield out
+        if reading is not None:
+            why = reading.silence(with_model=self.backend is not None)
+            if why:  # a paid event keeps its thanks (the preface); its words are never answered or read out
+                self._silent(line, why)
+                return
+            if not reading.question:  # a friendly remark, or a problem to acknowledge: a fixed line, nothing else
+                out = self._fallback(ans, reading)
+                if out is not None:
+                    yield out
+                return
         # 1. answer cache
         if self.cache is not None:
             hit = await self.cache.get(question)
@@ -270,30 +290,38 @@ class Brain:
                     return
             else:
                 metrics.CACHE_MISSES.labels(self.room, "answer").inc()
-        # 2. knowledge base
-        # Passages that answer the question's slot first (KnowledgeBase.retrieve).
+        # 2. knowledge base: passages that answer the question's slot first (KnowledgeBase.retrieve), and the fact
+        # that stands out as its answer (the reading's choice).
         min_match = self.cfg.kb.min_match
         hits, relevant = await self.kb.retrieve(question, min_match) if self.kb.passages else ([], [])
-        # A question by its form ("一泡能续几回", "茶匙还有吗") whose words the KB has, if less of them than min_match asks,
-        # goes to the model with those passages (and is never a chit-chat line). They inform the model but ground no
-        # figure (only figures said with the KB's own label): a weakly matched passage's numbers recombined ("99元就能拿
-        # 两罐") are not voiced. The extractive answer keeps to `relevant` too: without a model a weak match is no answer.
+        # A question by its form whose words the KB has, if less of them than min_match asks, goes to the model with
+        # those passages. They inform the model but ground no figure (only figures said with the KB's own label).
         context = relevant or ([h for h in hits if h.match >= min_match / 2] if is_question(question) else [])
-        if (getattr(line, "kind", "") == "comment" and not context and not slots(question)
-                and self.faq.match(question) is None):
-            # A comment that asks nothing the shop answers (no question word, no slot, no passage about it) gets a
-            # fixed chit-chat line: nothing of what the viewer wrote is quoted or paraphrased back, so an ad or
-            # insult that slipped moderation is never voiced by a model's echo (answers are checked for echoes too).
+        grounding = list(relevant)
+        if reading is not None and reading.choice is not None and reading.choice.confident:
+            # the answering fact's passage is context and grounds its figures, whatever the words matched
+            chosen = {h.passage.id for h in context}
+            for fact, *_ in reading.choice.ranked[:3]:
+                passage = self.kb.passage(fact.passage_id)
+                if passage is not None and passage.id not in chosen:
+                    chosen.add(passage.id)
+                    context.append(Hit(passage, 0.0, 0.0))
+            top = self.kb.passage(reading.choice.fact.passage_id)  # type: ignore[union-attr]
+            if top is not None and all(h.passage.id != top.id for h in grounding):
+                grounding.append(Hit(top, 0.0, 0.0))
+        if reading is None and (getattr(line, "kind", "") == "comment" and not context and not slots(question)
+                                and self.faq.match(question) is None):
+            # (no reading: a line not from a viewer's comment) nothing the shop answers: a fixed line at most
             ans.source = "fallback"
-            out = self._fallback(ans)
+            out = self._fallback(ans, None)
             if out is not None:
                 yield out
             return
-        # 3. LLM grounded on the passages
-        if self.backend is not None:
+        # 3. LLM grounded on the passages: for an on-topic question only (an off-topic one never reaches here)
+        if self.backend is not None and (reading is None or reading.on_topic or reading.answerable):
             llm_ok = False
             # aclosing: when the stage cuts the line short, the model's stream is closed at once.
-            async with contextlib.aclosing(self._llm(ans, question, relevant, context)) as sentences:
+            async with contextlib.aclosing(self._llm(ans, question, grounding, context)) as sentences:
                 async for out in sentences:
                     llm_ok = True
                     yield out
@@ -306,9 +334,30 @@ class Brain:
                 if ans.spoken:
                     self._remember(line, question, "".join(ans.spoken))
                 return
-        # 4. extractive answer from the best passage, else a safe fallback
-        async for out in self._without_llm(ans, question, relevant):
+        # 4. extractive answer: the FAQ entry meant or the fact that stands out, else a safe fallback
+        async for out in self._without_llm(ans, question, relevant, reading):
             yield out
+
+    async def _read(self, line: Line, question: str) -> Reading | None:
+        """The reading of a viewer's comment or super chat (None for other lines), counted by kind."""
+        ev = line.event
+        if ev is None or ev.kind not in (EventKind.COMMENT, EventKind.SUPER_CHAT) or not question:
+            return None
+        reading = await self.understanding.read(question, self.kb.facts, self.faq.match(question))
+        self._readings[line.id] = reading
+        return reading
+
+    def _silent(self, line: Line, why: str) -> None:
+        self._silences[line.id] = why
+        metrics.SILENCES.labels(self.room, why.split(" (", 1)[0]).inc()
+        log.info("room %s: no line for %r: %s", self.room, line.text, why)
+
+    def silence_of(self, line: Line) -> str:
+        """Why a viewer's line got no sentence ('' if it got one or was not a viewer's), for the audit log."""
+        return self._silences.pop(line.id, "") or ("nothing to say" if line.source == LineSource.ANSWER else "")
+
+    def reading_of(self, line: Line) -> Reading | None:
+        return self._readings.get(line.id)
 
     def _preface(self, line: Line) -> list[str]:
         ev = line.event
@@ -324,9 +373,21 @@ class Brain:
         """A name as the director reads it out (cleaned, case kept, ≤ 16 characters), 这位朋友 if moderation objects."""
         return speakable_name(self.moderator, name)
 
-    async def _without_llm(self, ans: _Answer, question: str, relevant: list[Hit]) -> AsyncIterator[Sentence]:
-        text, pid = kb_answer(question, self.faq.match(question), relevant,
-                              absolute_claims=self.cfg.guard.absolute_claims)
+    async def _without_llm(self, ans: _Answer, question: str, relevant: list[Hit],
+                           reading: Reading | None = None) -> AsyncIterator[Sentence]:
+        faq = self.faq.match(question) if reading is None else reading.faq
+        if reading is not None and faq is None:
+            # no FAQ entry: the fact that stands out as the answer, or nothing (a passage sharing words is no answer)
+            choice = reading.choice
+            fact = choice.fact if choice is not None and choice.confident else None
+            text = fact.text if fact is not None else ""
+            if text:
+                text = without_absolute_clauses(text) if self.cfg.guard.absolute_claims else text
+                if text[-1] not in "。！？!?.;；":
+                    text += "。"
+            pid = fact.passage_id if fact is not None else ""
+        else:
+            text, pid = kb_answer(question, faq, relevant, absolute_claims=self.cfg.guard.absolute_claims)
         if text:
             ans.source, ans.passage_ids = "kb", (pid,)
             claims = self._guard(())
@@ -364,16 +425,26 @@ class Brain:
             # the model was asked and what it said was withheld: the safe line, never a chit-chat line or silence
             yield self._emit(ans, self.cfg.guard.safe_line, "fallback", ("guard: replaced",), content=False)
             return
-        out = self._fallback(ans)
+        out = self._fallback(ans, reading)
         if out is not None:
             yield out
 
-    def _fallback(self, ans: _Answer) -> Sentence | None:
-        """The room's fallback line; for a comment, a chit-chat line only if it reads as friendly (brain.chit_chat:
-        friendly), the fallback line if it reports a problem (卡了, 没收到, 瘪了) — else None: a comment the room does
-        not understand scrolls by unanswered, never thanked (one that asks something the KB or a slot knows never
-        gets here: it is answered, or met with the safe line)."""
+    def _fallback(self, ans: _Answer, reading: Reading | None) -> Sentence | None:
+        """What is left to say when nothing answers: for an on-topic question the room's fallback line ("I'll check"),
+        for friendly chit-chat a chit-chat line, for a reported problem the fallback line — else None, and the
+        comment scrolls by (the reason goes to the audit log). brain.chit_chat: all thanks every remark."""
         ev = ans.line.event
+        if reading is not None:
+            chit = reading.friendly or (self.cfg.chit_chat == "all" and not reading.question)
+            if reading.question and reading.on_topic:
+                return self._emit(ans, next(self._fallback_cycle), "fallback", ("moderation: skipped (configured fallback line)",))
+            if chit and ev is not None and ev.user is not None and self.cfg.chit_chat_lines:
+                text = self._rng.choice(self.cfg.chit_chat_lines).format(name=self._safe_name(ev.user.name))
+                return self._emit(ans, text, "fallback", ("moderation: skipped (configured fallback line)",))
+            if reading.problem:
+                return self._emit(ans, next(self._fallback_cycle), "fallback", ("moderation: skipped (configured fallback line)",))
+            self._silent(ans.line, SILENT_OFF_TOPIC if reading.question else SILENT_NOT_UNDERSTOOD)
+            return None
         if getattr(ans.line, "kind", "") == "comment":
             welcome = self.cfg.chit_chat == "all" or self._friendly(ans.line.text)
             if welcome and ev is not None and ev.user is not None and self.cfg.chit_chat_lines:
@@ -381,8 +452,7 @@ class Brain:
                 return self._emit(ans, text, "fallback", ("moderation: skipped (configured fallback line)",))
             if self.cfg.chit_chat == "friendly" and not problem(ans.line.text):
                 return None
-        text = next(self._fallback_cycle)
-        return self._emit(ans, text, "fallback", ("moderation: skipped (configured fallback line)",))
+        return self._emit(ans, next(self._fallback_cycle), "fallback", ("moderation: skipped (configured fallback line)",))
 
     async def _llm(self, ans: _Answer, question: str, relevant: list[Hit], context: list[Hit]) -> AsyncIterator[Sentence]:
         assert self.backend is not None

@@ -417,6 +417,8 @@ class KnowledgeBase:
         self.bm25 = BM25Index([])
         self.dense: DenseIndex | None = None
         self.facts = FactIndex([], None)
+        self._by_id: dict[str, Passage] = {}
+        self._by_id_of: Corpus | None = None
         self.signature: tuple[tuple[str, int, int], ...] = ()
         self.builds = 0
         self.changed_ids: set[str] = set()
@@ -427,6 +429,17 @@ class KnowledgeBase:
     @property
     def passages(self) -> list[Passage]:
         return self.corpus.passages
+
+    def passage(self, pid: str) -> Passage | None:
+        if self._by_id_of is not self.corpus:
+            self._by_id = {p.id: p for p in self.corpus.passages}
+            self._by_id_of = self.corpus
+        return self._by_id.get(pid)
+
+    @property
+    def titles(self) -> str:
+        """The KB's titles (a product sheet's name, a Markdown file's first heading): what the shop sells."""
+        return " ".join(dict.fromkeys(p.title for p in self.corpus.passages if p.title))
 
     def build_sync(self) -> None:
         if self.root is None:

@@ -71,6 +71,7 @@ from pathlib import Path
 from pypinyin import lazy_pinyin
 from pypinyin.pinyin_dict import pinyin_dict
 
+from broadcaster.brain.intent import is_question
 from broadcaster.brain.textnorm import _EMOJI, _t2s, dense, display, is_cjk_char, normalize
 from broadcaster.brain.wordlists import (
     ABBREVIATIONS,
@@ -112,7 +113,9 @@ _SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?![a-z])(?:[^a-z0-9]{1,3}[a-z](?!
 _BREAK = "|"
 _HAS_LATIN = re.compile(r"[a-z]")
 _TOKENS = re.compile(r"[a-z0-9]+")
-_UNIT_AFTER_NUMBER = re.compile(r"(?<=\d)\s?(?:kg|mg|ml|g|l|cm|mm|km|m|oz|lb)(?![a-z])")
+# A unit after a number (250g) and a clothing size before 码/号 (S码, XL号, 大M码): letters that are no syllables.
+_UNIT_AFTER_NUMBER = re.compile(r"(?<=\d)\s?(?:kg|mg|ml|g|l|cm|mm|km|m|oz|lb)(?![a-z])"
+                                r"|(?<![a-z])(?:x{0,3}[sml]|[2-5]xl)(?=\s?(?:码|号|的码|码数|尺码))")
 _NOT_DENSE_OR_BREAK = re.compile(r"[^a-z\u3400-\u9fff\uf900-\ufaff|]+")
 _NO_VOWEL = re.compile(r"[b-df-hj-np-tv-z]+")  # a run of initials (no a e i o u): no English word
 # Characters so common after a word that a homophone ending in one is speech, not an evasion.
@@ -414,6 +417,14 @@ class Verdict:
 
 OK = Verdict(ok=True)
 
+# A question naming another platform speaks of this shop (check_comment) …
+_OWN_SHOP = re.compile(r"在这|这里|这边|直播间|你们|你家|这家|一家|同一家|本店|主播家|正品|真的假的|是不是假|是假的|假货吗|放心|官方|授权|"
+                       r"旗舰店吗|一样吗|一个厂|同一个")
+_ELSEWHERE = frozenset({"别家价格", "别处购买"})
+# … or it diverts buyers there: go, search, buy there, cheaper there, not here.
+_DIVERSION = re.compile(r"(?:去|到|上)\S{0,6}(?:买|搜|下单|拍|看看|领)|搜(?:同款|一下|索)|更便宜|更划算|才\d|只要\d|便宜\d|"
+                        r"便宜(?:多了|很多|好多|不少|一半)|别(?:在这|在这里|买|拍)|不如去|不要在|加我|私我|私聊|链接|同款(?:只要|才)")
+
 
 def load_words(path: Path) -> list[str]:
     """One word per line; blank lines and '#' comments ignored."""
@@ -553,6 +564,7 @@ class Moderator:
             _segmenter()  # load the dictionary now, not on the first comment
         # Floods repeat themselves: verdicts are immutable, so the last few thousand are kept (thread-safe).
         self._check_cached = functools.lru_cache(maxsize=8192)(self._check)
+        self._platforms = frozenset(COMPETITORS) & frozenset(listed)
 
     @staticmethod
     def _pinyin_pattern(d: str, initials: bool) -> re.Pattern[str]:
@@ -582,6 +594,23 @@ class Moderator:
     def check(self, text: str) -> Verdict:
         """The verdict on a text (a comment, a user name, an answer); repeated texts are answered from a cache."""
         return self._check_cached(text)
+
+    def check_comment(self, text: str) -> Verdict:
+        """A viewer's comment: as `check`, except that another platform named in a question about this shop and its
+        goods ("淘宝上那家跟直播间是一家吗", "拼多多上有个便宜很多的，是不是假的？想在这买个放心的") is a viewer asking,
+        not a seller diverting: only the platform's name was hit, the text asks something, and it either speaks of
+        this shop (这家, 你们, 直播间, 正品 …) or carries no diversion cue (go there, search there, cheaper there).
+        An answer never names another platform: answers are checked with `check`."""
+        v = self.check(text)
+        if v.ok or not is_question(text):
+            return v
+        names = [w in self._platforms and h in ("text", "alias") for w, h in zip(v.matched, v.how, strict=True)]
+        elsewhere = [w in _ELSEWHERE and h == "pattern" for w, h in zip(v.matched, v.how, strict=True)]
+        if not any(names) or not all(a or b for a, b in zip(names, elsewhere, strict=True)):
+            return v
+        own = _OWN_SHOP.search(text) is not None
+        # a price said of the other place needs the shop spoken of ("…便宜很多的，是不是假的？想在这买")
+        return OK if own or (not any(elsewhere) and not _DIVERSION.search(text)) else v
 
     def _check(self, text: str) -> Verdict:
         matched: list[str] = []
@@ -846,8 +875,11 @@ class Moderator:
             covering.append(tok)
             if t0 < start < t1 or t0 < end < t1:
                 crossing = True
-        # Crossed words must be common; a longer word just has to be in the dictionary ("北京|东城区").
-        return crossing and all(self._common(t) or (len(t) >= 3 and self._known(t)) for t in covering if len(t) > 1)
+        # Crossed words must be common; a longer word just has to be in the dictionary ("北京|东城区"), and so does the
+        # word after a common one ("参加|群舞": a rarer dictionary word is still a word, not an evasion).
+        words = [t for t in covering if len(t) > 1]
+        return crossing and (all(self._common(t) or (len(t) >= 3 and self._known(t)) for t in words)
+                             or (len(words) == 2 and self._common(words[0]) and self._known(words[1])))
 
     def _inside_word(self, d: str, start: int, end: int) -> bool:
         """True when a homophone is only part of a longer dictionary word ("打麻将" holds 打麻 ~ 大麻)."""

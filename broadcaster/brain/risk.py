@@ -28,13 +28,18 @@ class RiskReading:
     unsafe: float  # P(any unsafe class)
     label: str  # the likeliest unsafe class
     flagged: bool
+    friendly: float = 0.0  # P(friendly chit-chat)
 
 
 class RiskProbe:
-    def __init__(self, w: np.ndarray, b: np.ndarray, *, threshold: float = 0.5, model_id: str = "") -> None:
+    def __init__(self, w: np.ndarray, b: np.ndarray, *, threshold: float = 0.5, model_id: str = "",
+                 friendly: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         self.w, self.b = np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)
         self.threshold = threshold
         self.model_id = model_id
+        # a second head: how likely a clean comment is friendly chit-chat (a greeting, praise, thanks, a purchase)
+        self.fw, self.fb = (np.asarray(friendly[0], dtype=np.float32), np.asarray(friendly[1], dtype=np.float32)) \
+            if friendly is not None else (None, None)
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH, *, model_id: str, threshold: float | None = None) -> RiskProbe | None:
@@ -45,8 +50,9 @@ class RiskProbe:
                 if trained_for != model_id:
                     log.info("risk probe %s was trained on %s, not %s: not used", path.name, trained_for, model_id)
                     return None
+                friendly = (z["fw"], z["fb"]) if "fw" in z.files else None
                 return cls(z["w"], z["b"], threshold=float(z["threshold"]) if threshold is None else threshold,
-                           model_id=trained_for)
+                           model_id=trained_for, friendly=friendly)
         except (OSError, KeyError, ValueError) as exc:
             log.warning("risk probe %s cannot be read: %s", path, exc)
             return None
@@ -57,6 +63,15 @@ class RiskProbe:
         p = np.exp(z)
         return p / p.sum(1, keepdims=True)
 
+    def friendliness(self, vecs: np.ndarray) -> np.ndarray:
+        """P(friendly chit-chat) per vector (zeros without the head)."""
+        if self.fw is None:
+            return np.zeros(len(np.atleast_2d(vecs)))
+        z = np.atleast_2d(vecs) @ self.fw + self.fb
+        z -= z.max(1, keepdims=True)
+        p = np.exp(z)
+        return (p / p.sum(1, keepdims=True))[:, 1]
+
     def unsafe(self, vecs: np.ndarray) -> np.ndarray:
         return 1.0 - self.probabilities(vecs)[:, 0]
 
@@ -64,4 +79,4 @@ class RiskProbe:
         p = self.probabilities(vec)[0]
         unsafe = float(1.0 - p[0])
         label = CLASSES[1 + int(np.argmax(p[1:]))]
-        return RiskReading(unsafe, label, unsafe >= self.threshold)
+        return RiskReading(unsafe, label, unsafe >= self.threshold, float(self.friendliness(vec)[0]))

@@ -31,7 +31,9 @@ from broadcaster.lines import Line, LineKind, LineSource
 from common.bounded import BoundedDict
 from danmaku.event import MILLI_PER_CNY, Event, EventKind
 
-_NOISE_RE = re.compile(r"^(?:\d+|(.)\1*|(.)(.)(?:\2\3)+)$")  # 666, 哈哈哈哈, 2333, 哈哈哈 …
+# One character repeated ("啊啊啊啊", "？？？？" is too short): noise. Cheers are chit-chat the anchor acknowledges
+# ("666", "888", "哈哈哈", "来了来了", "2333"): the brain thanks the friendly ones, the queue ranks them last.
+_NOISE_RE = re.compile(r"^(?![\d哈嘿呵hH])(.)\1*$")
 _CHAT = frozenset({EventKind.COMMENT, EventKind.SUPER_CHAT, EventKind.VOICE})
 SEEN_IDS = 4096  # platform message ids remembered to drop repeats
 SAFE_NAMES = 4096  # names whose verdict is remembered
@@ -222,7 +224,7 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
         # Under a flood the queue is full of better lines: drop before the costlier checks.
         return _QUEUE_FULL
     if text:
-        verdict = moderator.check(event.text)  # as typed: normalizing squeezes "18800001111" to "188000111"
+        verdict = moderator.check_comment(event.text)  # as typed: normalizing squeezes "18800001111" to "188000111"
         if not verdict.ok:
             return Dropped(Drop.MODERATION, verdict.describe())  # input is never repeated, whatever the action
     if not is_sc:

@@ -48,9 +48,10 @@ def _reason(got: object) -> Drop | None:
     (EventKind.FOLLOW, "", {}, Drop.IGNORED_KIND),  # follows are thanked only when asked to
     (EventKind.COMMENT, "6", {}, Drop.TOO_SHORT),
     (EventKind.COMMENT, "？？", {}, Drop.TOO_SHORT),  # punctuation is not in the key
-    (EventKind.COMMENT, "6666666", {}, Drop.NOISE),
-    (EventKind.COMMENT, "哈哈哈哈", {}, Drop.NOISE),
-    (EventKind.COMMENT, "2333", {}, Drop.NOISE),
+    (EventKind.COMMENT, "啊啊啊啊", {}, Drop.NOISE),
+    (EventKind.COMMENT, "6666666", {}, None),  # a cheer: chit-chat the anchor may acknowledge
+    (EventKind.COMMENT, "哈哈哈哈", {}, None),
+    (EventKind.COMMENT, "2333", {}, None),
     (EventKind.COMMENT, "今天心情不错", {"answer_chit_chat": False}, Drop.CHIT_CHAT),
     (EventKind.COMMENT, "你们和竞品比怎么样", {}, Drop.MODERATION),
     (EventKind.SUPER_CHAT, "竞品更便宜吗", {}, Drop.MODERATION),  # paying does not get past moderation

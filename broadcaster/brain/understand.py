@@ -1,0 +1,106 @@
+"""The room's posture: what a viewer's comment is, and whether the room understands it well enough to say anything.
+
+A comment gets a line only when the room understands it: a question the room can answer (an FAQ entry that means
+it, a fact that stands out as its answer, or — with a model — an on-topic question the model answers from the facts),
+friendly chit-chat (a greeting, praise, thanks, a purchase), or a problem to acknowledge. Everything else scrolls
+by: a remark the room cannot place, a question about something the shop has no facts on, and any comment that
+*reads* unsafe to the probe (brain/risk.py) however it is worded. The "I'll check" line is for on-topic questions
+only (the product, an order, shipping, the shop), never for whatever ends in a question mark. Each silence has its
+reason, for the audit log and the `va_silences` metric.
+
+Moderation (rules) runs before this, in the director; this reads meaning, with the embedding the room already
+computes for retrieval.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from broadcaster.brain.chitchat import Friendly, problem
+from broadcaster.brain.embed import Embeddings
+from broadcaster.brain.facts import Choice, FactIndex
+from broadcaster.brain.intent import FaqMatch, is_question, slots
+from broadcaster.brain.risk import RiskProbe, RiskReading
+
+# Words that put a question on the shop's ground whatever else it asks: the product, an order, the shop, the show.
+_SHOP_WORDS = re.compile(r"这款|这个|这件|这种|这家|产品|商品|宝贝|东西|链接|订单|下单|拍下|拍了|买了|付款|售后|客服|店铺|"
+                         r"小店|橱窗|直播间|福利|优惠|活动|库存|现货|有货|补货|上架|款式|型号|规格|质量|正品|同款|主播推荐|推荐")
+
+FRIENDLY = 0.5  # P(friendly chit-chat) from the probe's friendly head
+SILENT_UNSAFE = "unsafe reading"
+SILENT_NOT_UNDERSTOOD = "not understood"
+SILENT_OFF_TOPIC = "off-topic question"
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What the room made of one comment."""
+
+    question: bool  # asks something (by its form, or names a slot: "尺码推荐一下")
+    slots: frozenset[str]
+    friendly: bool
+    problem: bool
+    risk: RiskReading | None  # None: no probe for this room's embeddings
+    choice: Choice | None  # the fact that answers it (None: no facts)
+    faq: FaqMatch | None
+    on_topic: bool
+
+    @property
+    def answerable(self) -> bool:
+        """Answerable without a model: an FAQ entry means it, or one fact stands out as its answer."""
+        return self.question and (self.faq is not None or (self.choice is not None and self.choice.confident))
+
+    def silence(self, *, with_model: bool) -> str:
+        """Why this comment gets no line ('' when it gets one)."""
+        if self.risk is not None and self.risk.flagged:
+            return f"{SILENT_UNSAFE} ({self.risk.label} {self.risk.unsafe:.2f})"
+        if self.answerable or self.friendly or self.problem:
+            return ""
+        if self.question:
+            return "" if self.on_topic else SILENT_OFF_TOPIC
+        return SILENT_NOT_UNDERSTOOD
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "question": self.question, "slots": sorted(self.slots), "friendly": self.friendly, "problem": self.problem,
+            "unsafe": None if self.risk is None else round(self.risk.unsafe, 3),
+            "unsafe_class": None if self.risk is None else self.risk.label,
+            "on_topic": self.on_topic,
+            "faq": None if self.faq is None else self.faq.question,
+            "fact": None if self.choice is None or self.choice.fact is None else self.choice.fact.text,
+            "fact_confident": bool(self.choice and self.choice.confident),
+            "fact_why": None if self.choice is None else self.choice.why,
+        }
+
+
+class Understanding:
+    """Reads comments for one room: its embeddings, its probe, its friendly words."""
+
+    def __init__(self, embeddings: Embeddings, friendly: Friendly, *, probe: RiskProbe | None = None,
+                 product_words: str = "") -> None:
+        self.embeddings = embeddings
+        self.friendly = friendly
+        self.probe = probe
+        self._product = {c for c in product_words if "\u4e00" <= c <= "\u9fff"}
+
+    def _names_product(self, text: str) -> bool:
+        """Two or more characters of the product's name (its title in the KB) in the comment."""
+        return len(self._product & set(text)) >= 2
+
+    async def read(self, text: str, facts: FactIndex, faq: FaqMatch | None) -> Reading:
+        vec = await self.embeddings.query([text]) if self.embeddings.available else None
+        v = vec[0] if vec is not None else None
+        return self.read_sync(text, facts, faq, v)
+
+    def read_sync(self, text: str, facts: FactIndex, faq: FaqMatch | None, vec: object) -> Reading:
+        wanted = frozenset(slots(text))
+        question = is_question(text) or bool(wanted)
+        risk = self.probe.read(vec) if self.probe is not None and vec is not None else None  # type: ignore[arg-type]
+        choice = facts.choose(text, vec) if len(facts) else None  # type: ignore[arg-type]
+        on_topic = bool(wanted) or faq is not None or bool(choice and choice.confident) \
+            or _SHOP_WORDS.search(text) is not None or self._names_product(text)
+        # friendly by its words, or by its meaning (the probe's friendly head: "刚下班，赶上了", "从广东来的也买一件"),
+        # unless a threat or jeer wraps the praise
+        friendly = self.friendly(text) or (risk is not None and risk.friendly >= FRIENDLY and not self.friendly.vetoed(text))
+        return Reading(question, wanted, friendly, problem(text), risk, choice, faq, on_topic)
