@@ -2,7 +2,8 @@
 
 A batch opens with its first gift (or follow) and is ready `gift_batch_s` later, or as soon as it
 names `gift_batch_names` people; its line names them ("谢谢小红和小明送的辣条和小心心！") and the two
-gifts given most. Money is summed exactly, in Event.value_milli.
+gifts given most. Money is summed exactly, in Event.value_milli: the value converted into the room's
+accounting currency (danmaku/money.py), whatever unit the platform paid in.
 """
 
 from __future__ import annotations

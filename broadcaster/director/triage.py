@@ -92,7 +92,7 @@ class Thank:
     name: str  # safe to read out
     gift: str = ""
     count: int = 1
-    value_milli: int = 0
+    value_milli: int = 0  # Event.value_milli: converted into the room's currency, whatever the platform paid in
     guard_level: int = 0
     deadline: float = float("inf")
 
@@ -207,6 +207,7 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
     is_sc = kind == EventKind.SUPER_CHAT
     if is_sc:
         line_kind = LineKind.SUPER_CHAT
+        # The converted value: a $10 Super Chat, 500 bits and a ¥30 醒目留言 compare in the room's currency.
         priority = cfg.priorities.super_chat + cfg.priorities.per_cny * (max(0, event.value_milli) / MILLI_PER_CNY)
         deadline_s = cfg.deadlines.super_chat
     else:
