@@ -38,7 +38,7 @@ def parse_catalogue(data: Any, where: str) -> dict[int, KuaishouGift]:
         raise ValueError(f"{where}: expected a mapping of gift id → {{name, coins}}")
     out: dict[int, KuaishouGift] = {}
     for key, value in data.items():
-        if isinstance(key, bool) or not (isinstance(key, int) or (isinstance(key, str) and key.isdigit())):
+        if isinstance(key, bool) or not (isinstance(key, int) or (isinstance(key, str) and key.isascii() and key.isdigit())):
             raise ValueError(f"{where}: key {key!r}: expected a gift id (a number)")
         try:
             out[int(key)] = KuaishouGift.model_validate(value)

@@ -105,10 +105,9 @@ def _int(tags: dict[str, str], key: str, default: int = 0) -> int:
     raw = tags.get(key)
     if not raw:
         return default
-    try:
-        return int(raw)
-    except ValueError as exc:
-        raise DecodeError("shape", f"tag {key}={raw[:20]!r} is not an integer") from exc
+    if not (raw.isascii() and raw.isdigit()):  # counts and ids: never signed, never other scripts' digits
+        raise DecodeError("shape", f"tag {key}={raw[:20]!r} is not an unsigned integer")
+    return int(raw)
 
 
 def strip_cheermotes(text: str, bits: int) -> str:
@@ -161,7 +160,7 @@ class TwitchNormalizer:
         info = tags.get("badge-info", "")
         if info.startswith("subscriber/") or ",subscriber/" in info:
             part = info[info.index("subscriber/") + 11:].split(",", 1)[0]
-            months = int(part) if part.isdigit() else 0
+            months = int(part) if part.isascii() and part.isdigit() else 0
         subscribed = "subscriber/" in tags.get("badges", "") or tags.get("subscriber") == "1"
         return User(id=tags.get("user-id", ""), name=(tags.get("display-name") or login).strip() or login,
                     medal_name="subscriber" if subscribed else "", medal_level=months)

@@ -37,7 +37,8 @@ def _uint(d: dict[str, Any], key: str, default: int = 0) -> int:
     v = d.get(key)
     if v is None:
         return default
-    if isinstance(v, bool) or not isinstance(v, (int, str)) or (isinstance(v, str) and not v.isdigit()):
+    if isinstance(v, bool) or not isinstance(v, (int, str)) or (isinstance(v, int) and v < 0) \
+            or (isinstance(v, str) and not (v.isascii() and v.isdigit())):
         raise DecodeError("shape", f"{key}={str(v)[:20]!r} is not an unsigned integer")
     return int(v)
 

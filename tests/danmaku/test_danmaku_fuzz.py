@@ -24,12 +24,16 @@ from danmaku.douyin.messages import DouyinNormalizer, gunzip, parse_push_frame, 
 from danmaku.douyin.push import DouyinPushReceiver
 from danmaku.event import Event
 from danmaku.generic import event_from_obj
+from danmaku.kuaishou.gifts import GiftCatalogue, KuaishouGift
+from danmaku.kuaishou.messages import KuaishouNormalizer, parse_socket_message, payload_bytes
 from danmaku.source import DecodeError
+from danmaku.twitch.irc import TwitchNormalizer, parse_line, split_frame
+from danmaku.youtube.messages import YouTubeNormalizer, error_reason
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HDR = struct.Struct(">IHHII")
 KINDS = {"truncated", "bad_length", "bad_compression", "too_large", "unknown_version", "nesting", "utf8", "json",
-         "shape", "protobuf", "base64"}
+         "shape", "protobuf", "base64", "irc", "too_long", "encrypted"}
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=True) | st.text(max_size=20),
@@ -270,3 +274,73 @@ def test_douyin_push_items_and_events(body: bytes, msg_type: str) -> None:
 _PUSH = DouyinPushReceiver(
     DouyinPushSource.model_validate({"type": "douyin_push", "push_secret": "s", "start_tasks": False}), "r"
 )
+
+
+# ------------------------------------------------------------------ Twitch, YouTube, Kuaishou
+
+
+irc_text = st.one_of(
+    st.text(max_size=300),
+    st.builds(lambda tags, cmd, params: f"@{tags} :n!n@n.tmi.twitch.tv {cmd} #c :{params}",
+              st.text(alphabet="abcdefgh-=;\\ s:0123456789", max_size=80),
+              st.sampled_from(["PRIVMSG", "USERNOTICE", "CLEARMSG", "CLEARCHAT", "NOTICE", "PING", "X1"]),
+              st.text(max_size=40)),
+    st.builds(lambda key, val, kind: f"@msg-id={kind};{key}={val} :tmi.twitch.tv USERNOTICE #c",
+              st.sampled_from(["msg-param-gift-months", "msg-param-mass-gift-count", "bits", "ban-duration",
+                               "badge-info"]),
+              st.sampled_from(["-1", "²", "٣", "3", "", "99999999999999999999", "subscriber/²"]),
+              st.sampled_from(["subgift", "submysterygift", "sub", "raid"])),
+)
+
+
+@SETTINGS
+@given(st.lists(irc_text, max_size=8))
+def test_twitch_lines_raise_only_decode_errors(lines: list[str]) -> None:
+    norm = TwitchNormalizer("r", Errors(), lambda c: None)
+    out: list[Event] = []
+    for line in split_frame("\r\n".join(lines)):
+        try:
+            norm.handle(parse_line(line), out)
+        except DecodeError as exc:
+            assert exc.kind in KINDS
+    assert all(isinstance(e, Event) for e in out)
+
+
+odd_counts = st.one_of(st.integers(-(2**65), 2**65), st.sampled_from(["-1", "²", "٣", "3", "", " 4", "1e3"]))
+yt_items = st.one_of(json_values, st.fixed_dictionaries({
+    "id": st.one_of(st.text(max_size=6), st.integers()),
+    "snippet": st.one_of(json_values, st.fixed_dictionaries({
+        "type": st.sampled_from(["textMessageEvent", "superChatEvent", "superStickerEvent", "newSponsorEvent",
+                                 "memberMilestoneChatEvent", "membershipGiftingEvent", "messageDeletedEvent",
+                                 "userBannedEvent", "chatEndedEvent", "giftMembershipReceivedEvent", "tombstone", "x"]),
+        "publishedAt": st.one_of(st.text(max_size=30), st.just("2025-01-01T00:00:00Z")),
+        "superChatDetails": st.one_of(json_values, st.fixed_dictionaries({
+            "amountMicros": odd_counts, "currency": st.sampled_from(["USD", "us", "€€€", "", "JPY"])})),
+        "superStickerDetails": json_values, "textMessageDetails": json_values,
+        "membershipGiftingDetails": st.one_of(json_values, st.fixed_dictionaries({"giftMembershipsCount": odd_counts})),
+        "messageDeletedDetails": json_values, "userBannedDetails": json_values})),
+    "authorDetails": json_values}))
+
+
+@SETTINGS
+@given(st.one_of(json_values, st.lists(yt_items, max_size=8)))
+def test_youtube_items_never_raise(items: Any) -> None:
+    out: list[Event] = []
+    YouTubeNormalizer("r", Errors(), lambda t: None, lambda live: None).feed(items, out, since=0.0)
+    assert all(isinstance(e, Event) for e in out)
+    error_reason(items)  # any JSON as an error body
+
+
+@SETTINGS
+@given(st.one_of(st.binary(max_size=512), nested_fields.map(pb.encode)))
+def test_kuaishou_frames_raise_only_decode_errors(data: bytes) -> None:
+    norm = KuaishouNormalizer("r", Errors(), GiftCatalogue({9: KuaishouGift(coins=1)}, None, 1.0))
+    out: list[Event] = []
+    try:
+        msg = parse_socket_message(data)
+        norm.feed(payload_bytes(msg, 64 * 1024), out)
+    except DecodeError as exc:
+        assert exc.kind in KINDS
+    with contextlib.suppress(DecodeError):
+        norm.feed(data, out)  # the same bytes as a feed push
+    assert all(isinstance(e, Event) for e in out)
