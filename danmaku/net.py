@@ -45,6 +45,18 @@ async def read_limited(resp: aiohttp.ClientResponse, limit: int = MAX_HTTP_BODY)
     return bytes(data)
 
 
+async def fetch(session: aiohttp.ClientSession, method: str, url: str, *, ssl_arg: ssl.SSLContext | bool, what: str,
+                limit: int = MAX_HTTP_BODY, **kwargs: Any) -> tuple[int, bytes]:
+    """One HTTP call → (status, body); network trouble and timeouts become a SessionError naming `what`."""
+    try:
+        async with session.request(method, url, ssl=ssl_arg, **kwargs) as resp:
+            return resp.status, await read_limited(resp, limit)
+    except aiohttp.ClientError as exc:
+        raise SessionError(f"{what}: {describe_error(exc)}") from exc
+    except TimeoutError as exc:
+        raise SessionError(f"{what}: timed out") from exc
+
+
 async def request_json(
     session: aiohttp.ClientSession,
     method: str,

@@ -29,7 +29,7 @@ from danmaku.douyin.messages import (
     parse_push_frame,
 )
 from danmaku.event import Event
-from danmaku.net import client_session, describe_error, read_limited, ssl_setting
+from danmaku.net import client_session, describe_error, fetch, ssl_setting
 from danmaku.source import INLINE_INFLATE_BYTES, DecodeError, NeedsThread, SessionError, Source
 
 log = logging.getLogger("danmaku.douyin")
@@ -70,17 +70,11 @@ class DouyinWebClient(Source):
             self._http = client_session(self.cfg.http_timeout_s, self.cfg.user_agent, cookie_jar=self._jar)
         return self._http
 
-    async def _get_text(self, url: str, headers: dict[str, str], what: str) -> tuple[bytes, aiohttp.ClientResponse]:
-        try:
-            async with self._client().get(url, headers=headers, ssl=self._ssl) as resp:
-                body = await read_limited(resp)
-                if resp.status >= 400:
-                    raise SessionError(f"{what}: HTTP {resp.status}")
-                return body, resp
-        except aiohttp.ClientError as exc:
-            raise SessionError(f"{what}: {describe_error(exc)}") from exc
-        except TimeoutError as exc:
-            raise SessionError(f"{what}: timed out") from exc
+    async def _get_text(self, url: str, what: str) -> bytes:
+        status, body = await fetch(self._client(), "GET", url, ssl_arg=self._ssl, what=what)
+        if status >= 400:
+            raise SessionError(f"{what}: HTTP {status}")
+        return body
 
     def _cookie(self, name: str, url: URL) -> str | None:
         morsel = self._jar.filter_cookies(url).get(name)
@@ -89,7 +83,7 @@ class DouyinWebClient(Source):
     async def _bootstrap(self) -> None:
         live = URL(self.cfg.live_base + "/")
         if self._ttwid is None:
-            await self._get_text(str(live), {}, "bootstrap step 1 (live home page)")
+            await self._get_text(str(live), "bootstrap step 1 (live home page)")
             self._ttwid = self._cookie("ttwid", live)
             if self._ttwid is None:
                 raise SessionError("bootstrap step 1 (live home page): no ttwid cookie was set; the page changed "
@@ -98,11 +92,11 @@ class DouyinWebClient(Source):
         self._jar.update_cookies({"ttwid": self._ttwid, "msToken": ms_token}, live)
         room_url = f"{self.cfg.live_base}/{self.cfg.web_rid}"
         what = "bootstrap step 2 (room page)"
-        body, _ = await self._get_text(room_url, {}, what)
+        body = await self._get_text(room_url, what)
         m = _ROOM_ID.search(body)
         if m is None and self._cookie(AC_NONCE, URL(room_url)) is not None:
             # The first-visit challenge: the page only set __ac_nonce. Ask again with it, as the web client does.
-            body, _ = await self._get_text(room_url, {}, what + " with the __ac_nonce cookie")
+            body = await self._get_text(room_url, what + " with the __ac_nonce cookie")
             m = _ROOM_ID.search(body)
             if m is None:
                 raise SessionError(f"{what}: still the first-visit challenge after sending __ac_nonce back; Douyin "

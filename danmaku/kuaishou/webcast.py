@@ -46,7 +46,7 @@ from danmaku.kuaishou.messages import (
     payload_bytes,
     sc_error,
 )
-from danmaku.net import client_session, describe_error, read_limited, ssl_setting
+from danmaku.net import client_session, describe_error, fetch, ssl_setting
 from danmaku.source import INLINE_INFLATE_BYTES, DecodeError, NeedsThread, SessionError, Source
 
 log = logging.getLogger("danmaku.kuaishou")
@@ -87,16 +87,10 @@ class KuaishouWebClient(Source):
         return self._http
 
     async def _get(self, url: str, what: str, headers: dict[str, str] | None = None) -> bytes:
-        try:
-            async with self._client().get(url, headers=headers or {}, ssl=self._ssl) as resp:
-                body = await read_limited(resp)
-                if resp.status >= 400:
-                    raise SessionError(f"{what}: HTTP {resp.status}")
-                return body
-        except aiohttp.ClientError as exc:
-            raise SessionError(f"{what}: {describe_error(exc)}") from exc
-        except TimeoutError as exc:
-            raise SessionError(f"{what}: timed out") from exc
+        status, body = await fetch(self._client(), "GET", url, ssl_arg=self._ssl, what=what, headers=headers or {})
+        if status >= 400:
+            raise SessionError(f"{what}: HTTP {status}")
+        return body
 
     def _use_cookie(self, live: URL) -> bool:
         if self.cfg.cookie is None:

@@ -7,11 +7,9 @@ import logging
 import time
 from typing import Any
 
-import aiohttp
-
 from danmaku.config import TwitchSource
-from danmaku.net import client_session, read_limited
-from danmaku.source import SessionError, describe_error
+from danmaku.net import client_session, fetch
+from danmaku.source import SessionError
 
 log = logging.getLogger("danmaku.twitch")
 
@@ -51,16 +49,9 @@ class TwitchAuth:
         self._validated_at = None
 
     async def _call(self, method: str, path: str, what: str, **kw: Any) -> tuple[int, Any]:
-        url = self.cfg.auth_base + path
-        try:
-            async with client_session(self.cfg.http_timeout_s) as http, http.request(method, url, ssl=self._ssl,
-                                                                                    **kw) as resp:
-                body = await read_limited(resp, 64 * 1024)
-                status = resp.status
-        except aiohttp.ClientError as exc:
-            raise SessionError(f"{what}: {describe_error(exc)}") from exc
-        except TimeoutError as exc:
-            raise SessionError(f"{what}: timed out") from exc
+        async with client_session(self.cfg.http_timeout_s) as http:
+            status, body = await fetch(http, method, self.cfg.auth_base + path, ssl_arg=self._ssl, what=what,
+                                       limit=64 * 1024, **kw)
         try:
             return status, json.loads(body) if body else {}
         except ValueError:

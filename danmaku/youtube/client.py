@@ -21,8 +21,8 @@ import aiohttp
 from danmaku import metrics
 from danmaku.config import YouTubeSource
 from danmaku.event import Event, EventKind
-from danmaku.net import client_session, read_limited, ssl_setting
-from danmaku.source import DecodeError, SessionError, Source, describe_error
+from danmaku.net import client_session, fetch, ssl_setting
+from danmaku.source import DecodeError, SessionError, Source
 from danmaku.youtube.messages import PLATFORM, YouTubeNormalizer, error_reason
 from danmaku.youtube.quota import QuotaBudget, next_reset
 
@@ -82,14 +82,7 @@ class YouTubeLiveClient(Source):
     # ------------------------------------------------------------ HTTP and auth
 
     async def _send(self, method: str, url: str, what: str, **kw: Any) -> tuple[int, Any]:
-        try:
-            async with self._client().request(method, url, ssl=self._ssl, **kw) as resp:
-                body = await read_limited(resp)
-                status = resp.status
-        except aiohttp.ClientError as exc:
-            raise SessionError(f"{what}: {describe_error(exc)}") from exc
-        except TimeoutError as exc:
-            raise SessionError(f"{what}: timed out") from exc
+        status, body = await fetch(self._client(), method, url, ssl_arg=self._ssl, what=what, **kw)
         try:
             return status, json.loads(body) if body else {}
         except (ValueError, UnicodeDecodeError):
