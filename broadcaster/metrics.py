@@ -111,7 +111,7 @@ EMBED_AVAILABLE = Gauge("va_embed_available", "1 while the room's embeddings bac
 EMBED_FAILURES = Counter("va_embed_failures", "Embeddings backend load or call failures (the room runs by words)",
                          ["room", "backend"], registry=REGISTRY)
 EMBED_SECONDS = Histogram("va_embed_seconds", "One embeddings call, by role (query: a viewer's text; passage: facts)",
-                          ["room", "role"], buckets=_MS + (0.3, 1.0), registry=REGISTRY)
+                          ["room", "role"], buckets=(*_MS, 0.3, 1.0), registry=REGISTRY)
 SILENCES = Counter("va_silences", "Comments that got no line, by why (not understood, off-topic, unsafe reading …)",
                    ["room", "reason"], registry=REGISTRY)
 MODERATION_BLOCKS = Counter(

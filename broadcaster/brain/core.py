@@ -381,6 +381,8 @@ class Brain:
             choice = reading.choice
             fact = choice.fact if choice is not None and choice.confident else None
             text = fact.text if fact is not None else ""
+            if text and choice is not None and choice.also is not None:
+                text = text.rstrip("。") + "；" + choice.also.text
             if text:
                 text = without_absolute_clauses(text) if self.cfg.guard.absolute_claims else text
                 if text[-1] not in "。！？!?.;；":
@@ -513,7 +515,7 @@ class Brain:
         g = self.cfg.guard
         return GroundingGuard(allowed, self._rules(), grounding=g.grounding, promises=g.promises,
                               absolute_claims=g.absolute_claims, extra_promises=g.extra_promises,
-                              question=question if g.echo else "", facts=facts)
+                              question=question if g.echo else "", facts=facts, claims=self.kb.claims)
 
     def _rules(self) -> list[str]:
         p = self.cfg.persona

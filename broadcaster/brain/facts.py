@@ -28,11 +28,11 @@ _BULLET = re.compile(r"^\s*(?:[-*+•·]|\d+[.)、]|[（(]?\d+[)）])\s*")
 # How the three readings combine (tuned on the development products, see docs/brain.md): the embedding's z-score,
 # word overlap's z-score and a fact that carries the slot's evidence.
 W_DENSE = 1.0
-W_WORDS = 1.0
+W_WORDS = 1.5
 W_WORDS_ALONE = 3.0  # without embeddings the words carry the reading
-W_SLOT = 1.5
+W_SLOT = 2.0
 W_UNIT = 0.5
-W_RANGE = 1.2
+W_RANGE = 2.0
 # A fact answers when it leads the next-best fact by this much (in z units of the combined score) and reads as
 # related at all (its own combined z-score).
 MARGIN = 0.15
@@ -52,6 +52,7 @@ class Choice:
     score: float  # the combined z-score of the best fact
     margin: float  # its lead over the next one
     confident: bool
+    also: Fact | None  # a second fact tied with the first, the two leading the rest ("续航多久": with and without ANC)
     why: str  # "dense z 2.31, words z 1.10, slot price; margin 0.84 over '…'"
     ranked: tuple[tuple[Fact, float, float, float], ...] = ()  # (fact, combined, dense z, words z), best first
 
@@ -171,7 +172,7 @@ class FactIndex:
         words and slots alone)."""
         n = len(self.facts)
         if n == 0:
-            return Choice(None, 0.0, 0.0, False, "no facts")
+            return Choice(None, 0.0, 0.0, False, None, "no facts")
         words = np.zeros(n)  # the share of the question's word weight a fact covers (BM25's match)
         for hit in self._words.search(question, k=n):
             words[int(hit.passage.id)] = hit.match
@@ -191,8 +192,17 @@ class FactIndex:
         margin = float(combined[best] - combined[second]) if second is not None else float(combined[best])
         top = float(combined[best])
         confident = margin >= MARGIN and top >= MIN_Z
+        also = None
+        if not confident and second is not None and top >= MIN_Z:
+            third = next((int(i) for i in order[1:] if int(i) != second
+                          and self.facts[int(i)].text not in (self.facts[best].text, self.facts[second].text)), None)
+            lead = float(combined[second] - combined[third]) if third is not None else float(combined[second])
+            if lead >= MARGIN and float(combined[second]) >= MIN_Z:
+                confident, also = True, self.facts[second]  # two facts answer together, ahead of every other
         why = (f"dense z {zd[best]:.2f}, words {words[best]:.2f}" + (f", slot {'/'.join(sorted(wanted))}" +
                ("" if slot[best] else " not carried") if wanted else "") + (f", range fits {int(fit[best])}" if figs else "")
                + f"; z {top:.2f}, margin {margin:.2f}" + (f" over {self.facts[second].text!r}" if second is not None else ""))
         ranked = tuple((self.facts[int(i)], float(combined[i]), float(zd[i]), float(words[i])) for i in order[:5])
-        return Choice(self.facts[best], top, margin, confident, why, ranked)
+        if also is not None:
+            why += f"; with {also.text!r}, the two ahead of the rest"
+        return Choice(self.facts[best], top, margin, confident, also, why, ranked)

@@ -64,6 +64,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from broadcaster.brain.claims import FactClaims
 from broadcaster.brain.textnorm import dense, is_cjk_char, normalize
 from broadcaster.brain.wordlists import (
     ABSOLUTE_CLAIMS,
@@ -597,7 +598,7 @@ class GroundingGuard:
 
     def __init__(self, allowed_texts: Iterable[str], prompt_rules: Sequence[str] = (), *, grounding: bool = True,
                  promises: bool = True, absolute_claims: bool = True, extra_promises: Sequence[str] = (),
-                 question: str = "", facts: Iterable[str] = ()) -> None:
+                 question: str = "", facts: Iterable[str] = (), claims: FactClaims | None = None) -> None:
         self.texts = [_numeric_text(t) for t in allowed_texts]
         self.allowed: list[tuple[float, str]] = []
         for t in self.texts:
@@ -633,6 +634,7 @@ class GroundingGuard:
         self._echo_len = k = echo_len(question)
         self._echo = {q[i : i + k] for i in range(len(q) - k + 1) if q[i : i + k] not in known} if k else set()
         self._return_units = [u for t in self.texts for u in return_units(t)]
+        self._claims = claims  # what the facts deny and limit (claims.py): a promise without digits against them
 
     def check(self, sentence: str, before: str = "") -> GuardVerdict:
         """One sentence's verdict; `before` is the answer's sentence said just before it (a return's condition or
@@ -683,6 +685,9 @@ class GroundingGuard:
             returns = self.check_returns(n, before)
             if not returns.ok:
                 return returns
+            against = self._claims.contradiction(sentence) if self._claims is not None else ""
+            if against:
+                return GuardVerdict(False, f"against the facts: {against}")
         return GuardVerdict(True)
 
     def check_returns(self, text: str, before: str = "") -> GuardVerdict:

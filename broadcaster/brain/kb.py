@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from broadcaster.brain.claims import FactClaims
 from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.facts import FactIndex, facts_of
 from broadcaster.brain.guard import absolute_claim
@@ -417,6 +418,7 @@ class KnowledgeBase:
         self.bm25 = BM25Index([])
         self.dense: DenseIndex | None = None
         self.facts = FactIndex([], None)
+        self.claims = FactClaims(())
         self._by_id: dict[str, Passage] = {}
         self._by_id_of: Corpus | None = None
         self.signature: tuple[tuple[str, int, int], ...] = ()
@@ -457,10 +459,12 @@ class KnowledgeBase:
                 dense = DenseIndex(corpus.passages, matrix[: len(corpus.passages)], self.embed)
                 vectors = matrix[len(corpus.passages):]
         fact_index = FactIndex(facts, vectors)
+        claims = FactClaims(f.text for f in facts)
         old = {p.id: p.text for p in self.corpus.passages}
         new = {p.id: p.text for p in corpus.passages}
         # Swap all at once: a search running concurrently sees the old or the new index, never a mix.
         self.corpus, self.bm25, self.dense, self.facts, self.signature = corpus, bm25, dense, fact_index, signature
+        self.claims = claims
         # Passages that changed or disappeared: answers citing them must not be served any more.
         self.changed_ids = {pid for pid, text in old.items() if new.get(pid) != text}
         self.version = hashlib.sha1("\x00".join(f"{p.id}\x01{p.text}" for p in corpus.passages).encode()).hexdigest()[:16]

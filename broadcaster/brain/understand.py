@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from broadcaster.brain.chitchat import Friendly, problem
 from broadcaster.brain.embed import Embeddings
-from broadcaster.brain.facts import Choice, FactIndex
+from broadcaster.brain.facts import MIN_Z, Choice, FactIndex
 from broadcaster.brain.intent import FaqMatch, is_question, slots
 from broadcaster.brain.risk import RiskProbe, RiskReading
 
@@ -28,6 +28,7 @@ _SHOP_WORDS = re.compile(r"这款|这个|这件|这种|这家|产品|商品|宝�
                          r"小店|橱窗|直播间|福利|优惠|活动|库存|现货|有货|补货|上架|款式|型号|规格|质量|正品|同款|主播推荐|推荐")
 
 FRIENDLY = 0.5  # P(friendly chit-chat) from the probe's friendly head
+IMPLICIT_WORDS = 0.34  # share of a remark's word weight its answering fact must cover to read as an implicit question
 SILENT_UNSAFE = "unsafe reading"
 SILENT_NOT_UNDERSTOOD = "not understood"
 SILENT_OFF_TOPIC = "off-topic question"
@@ -95,10 +96,15 @@ class Understanding:
 
     def read_sync(self, text: str, facts: FactIndex, faq: FaqMatch | None, vec: object) -> Reading:
         wanted = frozenset(slots(text))
-        question = is_question(text) or bool(wanted)
         risk = self.probe.read(vec) if self.probe is not None and vec is not None else None  # type: ignore[arg-type]
         choice = facts.choose(text, vec) if len(facts) else None  # type: ignore[arg-type]
-        on_topic = bool(wanted) or faq is not None or bool(choice and choice.confident) \
+        # A question by its form or its slot; or a remark a fact plainly answers, in its own words ("丢了一只" → the
+        # replacement fact, "续航" → the battery life): live chat asks by naming the thing.
+        stated = bool(choice and choice.confident and choice.ranked and choice.ranked[0][3] >= IMPLICIT_WORDS)
+        question = is_question(text) or bool(wanted) or stated
+        # on the shop's ground: a slot, an FAQ entry, a fact that stands out (alone or tied with another), the
+        # product's name or the shop's words
+        on_topic = bool(wanted) or faq is not None or bool(choice and choice.score >= MIN_Z) \
             or _SHOP_WORDS.search(text) is not None or self._names_product(text)
         # friendly by its words, or by its meaning (the probe's friendly head: "刚下班，赶上了", "从广东来的也买一件"),
         # unless a threat or jeer wraps the praise

@@ -1,0 +1,237 @@
+"""Claims without digits held against the facts: the facts' own negations and limits win.
+
+A model may promise what the facts deny without saying a number: "面料完全防水" where they say 不是防水面料, "新疆西藏也都
+包邮" where those regions pay extra, "香港台湾也能发" where 港澳台 are not shipped to, "我们有童装" where 暂无儿童款,
+"每单都送…不限量" where the gift is for the first 200 orders, "IPX8" where it is IPX4. `FactClaims` reads, once per
+knowledge base, what the facts deny (a predicate after 不/不是/暂无/不支持/不可 …, with its subject), which regions they
+charge extra or do not serve, which gifts and offers they limit, and which spec codes they state; `contradiction`
+names the fact a sentence goes against, or returns ''. A sentence that itself negates the predicate ("不支持货到付款")
+or keeps the limit ("前200单送") agrees with the facts.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from broadcaster.brain.sentences import split_sentences
+
+_NEG = r"暂不|暂无|暂时不|暂时没有|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
+_NEG_RE = re.compile(_NEG)
+_CLAUSE = re.compile(r"[^，,；;。！？!?、]+")
+_CLAUSE_KEEP_LIST = re.compile(r"[^，,；;。！？!?]+")
+_ITEM_SPLIT = re.compile(r"[和及与、或/]|以及|或者")
+# Words a denied predicate is said with that name nothing of its own.
+_FILLER = re.compile(r"^(?:的|了|用于|用来|进行|提供|支持|可以|能|会|是|做|被|给|在|于|为|作为|替代|代替|用|也|都|再|这|那|一|个)+|"
+                     r"(?:的|了|哦|呢|啊|吗|等|之类)+$")
+# A negation in the sentence just before a predicate: it agrees with the fact.
+_NEGATED_BEFORE = re.compile(r"(?:不|没|无|非|别|勿|未|禁止|不能|不可|不会|不是|不要|暂不|暂无)[\u4e00-\u9fff]{0,3}$")
+
+# Predicates that are said in many words: shipping and paying on delivery (a small commerce thesaurus).
+_SAME = (
+    ("发货", r"发货|发|寄|邮寄|配送|送到|送达|到货|能到|可以到|运到"),
+    ("货到付款", r"货到付款|到付|货到再付|收(?:到)?货(?:后|再)?(?:付|给钱)|收到(?:再|后)?(?:付|给钱)|送到(?:再)?付|先(?:收|用)后付|先收货"),
+    ("机洗", r"机洗|洗衣机"),
+    ("拆封", r"拆封|拆开|拆了|打开|开封|开袋|开盖|拆包装"),
+)
+
+_REGIONS = {
+    "新疆": ("新疆", "乌鲁木齐", "喀什", "伊犁", "克拉玛依", "吐鲁番"),
+    "西藏": ("西藏", "拉萨", "日喀则", "林芝", "阿里"),
+    "青海": ("青海", "西宁", "格尔木"),
+    "内蒙古": ("内蒙古", "内蒙", "呼和浩特", "包头", "鄂尔多斯", "赤峰"),
+    "宁夏": ("宁夏", "银川"),
+    "甘肃": ("甘肃", "兰州", "敦煌"),
+    "海南": ("海南", "海口", "三亚"),
+    "香港": ("香港", "港"),
+    "澳门": ("澳门", "澳"),
+    "台湾": ("台湾", "台北", "高雄", "台"),
+    "海外": ("海外", "国外", "境外", "外国", "美国", "日本", "韩国", "新加坡", "马来西亚", "澳洲", "加拿大", "英国"),
+}
+_REGION_GROUPS = {"港澳台": ("香港", "澳门", "台湾"), "偏远地区": ("新疆", "西藏", "青海", "内蒙古"), "港澳": ("香港", "澳门")}
+# What a region is served with when the facts limit it: postage free, no extra charge, shipped at all.
+_SERVED = re.compile(r"包邮|免邮|免运费|不(?:用|需要?)?加(?:钱|运费|邮费)|不加收|不收运费|没有运费|运费全免|也(?:能|可以|都)?(?:发|寄|到|送)|"
+                     r"(?:能|可以|都)(?:发|寄|送到?|到)|正常发|照常发|一样发|都发|发得了|寄得到")
+_LIMITING = re.compile(r"加收|另收|需加|要加|补运费|不包邮|暂不发|不发货|不配送|不送|除外|不支持|暂不支持|无法")
+
+# A gift or offer the facts limit, and a sentence that makes it for everyone.
+_LIMITED = re.compile(r"前\s*\d+\s*(?:单|名|位|个|份)|限量|赠完即止|送完即止|送完为止|赠完为止|先到先得|仅限|限前|数量有限|每人限|每个账号限")
+_EVERYONE = re.compile(r"所有(?:订单|人|下单|宝子|家人)|每(?:一)?(?:单|位|个人|个订单)都|人人|都送|都有份|不限量|管够|无限量?|统统|全部都送|全都送|"
+                       r"每(?:一)?单都|一律送|全员")
+_GIFT = re.compile(r"送|赠|福利|礼")
+
+# A spec code: letters with digits (IPX4, SPF50, PA++++, A2DP, 5G, Type-C): said only as the facts state it.
+_CODE = re.compile(r"(?<![a-z0-9])(?=[a-z+\-]*\d)(?=\d*[a-z])[a-z0-9+\-]{2,12}(?![a-z0-9])", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Denial:
+    fact: str
+    keys: tuple[str, ...]  # the denied predicate's words ("防水面料" → 防水面料, 防水)
+    regions: tuple[str, ...]  # regions the denial is about (its subject), empty for any
+    subject: tuple[str, ...] = ()  # other words of its subject ("人为损坏和进水不在保修范围内" → 人为, 损坏, 进水)
+
+
+def _segments(text: str) -> list[str]:
+    from broadcaster.brain.kb import tokenize
+
+    return [t for t in tokenize(text) if not t.startswith("\x01")]
+
+
+def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
+    """The words that name a denied predicate: each listed item whole (fillers off), and of its words those the facts
+    only ever say under a negation ("不是防水面料" → 防水, not 面料, which "面料为聚酯纤维" affirms)."""
+    out: list[str] = []
+    for item in _ITEM_SPLIT.split(predicate):
+        item = _FILLER.sub("", item.strip())
+        if len(item) < 2 or not re.search(r"[\u4e00-\u9fff]", item):
+            continue
+        out.append(item)
+        if len(item) >= 4:
+            out.extend(t for t in _segments(item) if len(t) >= 2 and t not in affirmed and re.search(r"[\u4e00-\u9fff]", t))
+    return tuple(dict.fromkeys(out))
+
+
+def _negated_at(sentence: str, at: int) -> bool:
+    """Whether the word at `at` is under a negation: one earlier in its clause ("暂时没有男款和儿童款", "别戴着游泳洗澡")."""
+    start = max((sentence.rfind(c, 0, at) for c in "，,；;。！？!?"), default=-1) + 1
+    return re.search(r"不|没|无|非|别|勿|未|禁止", sentence[start:at]) is not None
+
+
+def regions_in(text: str) -> tuple[str, ...]:
+    """The regions a text names, by region, city or group (港澳台 → 香港, 澳门, 台湾)."""
+    found: list[str] = []
+    for group, members in _REGION_GROUPS.items():
+        if group in text:
+            found.extend(members)
+    for region, names in _REGIONS.items():
+        if any(len(n) >= 2 and n in text for n in names):
+            found.append(region)
+    # one-character stand-ins only inside a group word (港澳台及海外): "台" alone is a stage or a counter
+    return tuple(dict.fromkeys(found))
+
+
+def _spoken_regions(text: str) -> tuple[str, ...]:
+    found = list(regions_in(text))
+    for region, names in _REGIONS.items():
+        if region not in found and any(len(n) == 1 and re.search(rf"{n}(?:湾|澳|港|北|地区)", text) for n in names):
+            found.append(region)
+    return tuple(found)
+
+
+class FactClaims:
+    """What a knowledge base denies and limits (built once per KB version; see module doc)."""
+
+    def __init__(self, facts: Iterable[str]) -> None:
+        self.denials: list[Denial] = []
+        self.limited_regions: dict[str, str] = {}  # region → the fact that limits it
+        self.limited_gifts: list[tuple[str, frozenset[str]]] = []  # (fact, its words)
+        self.gift_words: set[str] = set()  # every word of a fact that gives something
+        self.codes: set[str] = set()
+        sentences = [x for fact in facts for x in split_sentences(fact, 200)]
+        # words the facts say outside any negation (a denied predicate's word that is affirmed elsewhere names nothing)
+        affirmed: set[str] = set()
+        for sentence in sentences:
+            for clause in _CLAUSE.findall(sentence):
+                m = _denial(clause)
+                affirmed.update(_segments(clause[: m.start()] if m else clause))
+        self._affirmed = frozenset(affirmed)
+        for sentence in sentences:
+            self._read(sentence)
+
+    def _read(self, sentence: str) -> None:
+        self.codes.update(c.lower() for c in _CODE.findall(sentence))
+        if _LIMITING.search(sentence):
+            for region in regions_in(sentence):
+                self.limited_regions.setdefault(region, sentence)
+        if _GIFT.search(sentence):
+            words = frozenset(t for t in _segments(sentence) if len(t) >= 2)
+            self.gift_words.update(words)
+            if _limited(sentence):
+                self.limited_gifts.append((sentence, words))
+        for clause in _CLAUSE_KEEP_LIST.findall(sentence):
+            m = _denial(clause)
+            if m is None:
+                continue
+            keys = _keys(clause[m.end():], self._affirmed)
+            if keys:
+                before = clause[: m.start()]
+                regions = regions_in(before)
+                # the product itself as subject ("本耳机不是助听器", "该产品…") restricts nothing
+                own = re.match(r"^\s*(?:本|该|此|这款|这个|我们的?)", before) is not None
+                subject = () if regions or own else tuple(t for t in _segments(before) if len(t) >= 2 and not t.isdigit())
+                self.denials.append(Denial(sentence, keys, regions, subject))
+
+    def contradiction(self, sentence: str) -> str:
+        """The fact a sentence goes against ('' when none): a denied predicate asserted, a limited region served,
+        a limited gift for everyone, a spec code the facts do not state."""
+        for code in _CODE.findall(sentence):
+            if code.lower() not in self.codes and re.search(r"[a-z]", code, re.I) and re.search(r"\d", code) \
+                    and not re.fullmatch(r"\d+(?:g|kg|ml|mm|cm|m|w|mah|hz|db|v|a|l|k|s|h|min|p|x)", code, re.I):
+                return f"spec {code} not in the facts"
+        said_regions = _spoken_regions(sentence)
+        for region in said_regions:
+            fact = self.limited_regions.get(region)
+            if fact is not None:
+                m = _SERVED.search(sentence)
+                if m is not None and not _negated_at(sentence, m.start()) and not _LIMITING.search(sentence):
+                    return f"{region} served ({m.group(0)}) where the facts limit it: {fact}"
+        if _EVERYONE.search(sentence) and _GIFT.search(sentence) and not _limited(sentence):
+            words = set(_segments(sentence))
+            for fact, gift_words in self.limited_gifts:
+                if words & gift_words or not words:
+                    return f"a limited gift said for everyone: {fact}"
+        m = _GIVES.search(sentence)
+        if m is not None and not _negated_at(sentence, m.start()):
+            thing = [t for t in _segments(m.group(1)) if len(t) >= 2]
+            if thing and not any(t in self.gift_words for t in thing):
+                return f"a gift the facts do not give: {m.group(0)}"
+        for d in self.denials:
+            if d.regions and not set(d.regions) & set(said_regions):
+                continue
+            if d.subject and not any(_find(sentence, t) >= 0 for t in d.subject):
+                continue
+            for key in d.keys:
+                at = _find(sentence, key)
+                if at >= 0 and not _negated_at(sentence, at):
+                    return f"{key} where the facts deny it: {d.fact}"
+        return ""
+
+
+# 不 that makes no denial: 不过, 不同, 不少, 不错, 不断, 不用, 不怕, 不好 (肠胃不好), 不太 …
+_NOT_DENIAL = ("过", "同", "少", "错", "断", "用", "怕", "好", "太", "但", "仅", "管", "然", "久", "停", "如")
+
+
+def _denial(clause: str) -> re.Match[str] | None:
+    for m in _NEG_RE.finditer(clause):
+        if m.group(0) == "不" and clause[m.end() : m.end() + 1] in _NOT_DENIAL:
+            continue
+        return m
+    return None
+
+
+def _limited(sentence: str) -> bool:
+    """A limit on a gift or an offer said in the sentence ("前200单", "赠完即止"; not "不限量")."""
+    return any(not re.search(r"[不无]$", sentence[: m.start()]) for m in _LIMITED.finditer(sentence))
+
+
+# What a sentence says is given: 送/赠/附赠 and the thing ("还送一根备用充电线").
+_GIVES = re.compile(r"(?:还|再|额外|另外|加|另)?(?:附赠|赠送|加赠|送|赠)(?:您|你|大家)?(?:[一两二三四五六七八九十\d]+)?[个条只份根张包袋盒件瓶双套枚支罐]?"
+                    r"([\u4e00-\u9fff]{2,8})")
+
+
+def _find(sentence: str, key: str) -> int:
+    """Where the sentence says a denied predicate, in its words or a word of the same meaning (-1: nowhere)."""
+    for canon, rx in _SAME:
+        if key == canon or (canon in key and len(key) <= len(canon) + 2):
+            m = re.search(rx, sentence)
+            return m.start() if m else -1
+    return sentence.find(key)
+
+
+@functools.lru_cache(maxsize=8)
+def fact_claims(facts: Sequence[str]) -> FactClaims:
+    """FactClaims for a knowledge base's passages (cached per KB version: its passages' texts)."""
+    return FactClaims(facts)
