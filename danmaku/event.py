@@ -29,6 +29,23 @@ DEFAULT_CURRENCY = "CNY"
 _MAX_EXP = 18
 
 
+def parse_decimal(value: Any, what: str) -> Decimal:
+    """A number as a platform sends it (int, float, numeric string) → its exact decimal; ValueError otherwise.
+
+    Goes through the value's decimal text, so 0.3 is 0.3, never 0.299999… or 0.30000000000000004."""
+    if isinstance(value, bool):
+        raise ValueError(f"a {what} must be a number, not a boolean")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{what} {value!r} is not finite")
+    try:
+        d = Decimal(str(value).strip())
+    except InvalidOperation as exc:
+        raise ValueError(f"{what} {value!r} is not a number") from exc
+    if not d.is_finite():
+        raise ValueError(f"{what} {value!r} is not finite")
+    return d
+
+
 @dataclass(frozen=True, slots=True)
 class Money:
     """An amount in a platform's own unit, exact: `amount` × 10^-`exp` of `unit` (a currency or platform unit)."""
@@ -47,17 +64,9 @@ class Money:
     def of(cls, unit: str, value: Any) -> Money:
         """From a decimal number as a platform sends it (30, "30.5", 0.1), exactly: Money.of("CNY", "0.1") is
         Money("CNY", 1, 1). ValueError when it is no finite, non-negative number with at most 18 decimals."""
-        if isinstance(value, bool):
-            raise ValueError("a money amount must be a number, not a boolean")
-        if isinstance(value, int):
+        if isinstance(value, int) and not isinstance(value, bool):
             return cls(unit, value)
-        try:
-            d = Decimal(str(value).strip())
-        except InvalidOperation as exc:
-            raise ValueError(f"money amount {value!r} is not a number") from exc
-        if not d.is_finite():
-            raise ValueError(f"money amount {value!r} is not finite")
-        d = d.normalize()
+        d = parse_decimal(value, "money amount").normalize()
         exp = max(0, -int(d.as_tuple().exponent))
         return cls(unit, int(d.scaleb(exp)), exp)
 
@@ -82,22 +91,10 @@ class Money:
 
 
 def cny_to_milli(value: Any) -> int:
-    """Yuan (int, float or numeric string) → milli-yuan, rounded once, half to even; ValueError if not a number.
-
-    Goes through the value's decimal text so 0.3 becomes 300, never 299 or 300.00000000000006."""
-    if isinstance(value, bool):
-        raise ValueError("a money value must be a number, not a boolean")
-    if isinstance(value, int):
+    """Yuan (int, float or numeric string) → milli-yuan, rounded once, half to even; ValueError if not a number."""
+    if isinstance(value, int) and not isinstance(value, bool):
         return value * MILLI_PER_CNY
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"money value {value!r} is not finite")
-    try:
-        d = Decimal(str(value).strip())
-    except InvalidOperation as exc:
-        raise ValueError(f"money value {value!r} is not a number") from exc
-    if not d.is_finite():
-        raise ValueError(f"money value {value!r} is not finite")
-    return int((d * MILLI_PER_CNY).to_integral_value(ROUND_HALF_EVEN))
+    return int((parse_decimal(value, "money value") * MILLI_PER_CNY).to_integral_value(ROUND_HALF_EVEN))
 
 
 def _milli_field(value: Any) -> int:

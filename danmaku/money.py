@@ -28,7 +28,7 @@ from pydantic import Field, field_validator
 
 from common.config import Model
 from danmaku import metrics
-from danmaku.event import MILLI_PER_CNY, Event, Money
+from danmaku.event import MILLI_PER_CNY, Event, Money, parse_decimal
 
 log = logging.getLogger("danmaku.money")
 
@@ -51,9 +51,9 @@ PLATFORM_UNITS: dict[str, tuple[str, str]] = {
 
 
 def _decimal(value: Any, what: str) -> Decimal:
-    d = Decimal(str(value).strip())
-    if not d.is_finite() or d < 0:
-        raise ValueError(f"{what} must be a finite number >= 0 (got {value!r})")
+    d = parse_decimal(value, what)
+    if d < 0:
+        raise ValueError(f"{what} must be >= 0 (got {value!r})")
     return d
 
 
