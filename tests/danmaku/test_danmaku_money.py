@@ -124,3 +124,17 @@ async def test_sources_value_with_the_room_table_from_the_room_config(tmp_path) 
     alone._emit(paid(Money("USD", 10_000_000, 6)))
     ev = alone._queue.get_nowait()
     assert ev is not None and ev.unrated and ev.value_milli == 10_000
+
+
+def test_a_new_rate_table_is_a_change_of_the_sources(tmp_path) -> None:
+    """A reload that changes only `money:` reopens the room's connectors (the content section `sources`), so
+    they value money with the new table."""
+    from broadcaster.config import parse_config
+
+    def room(rate: str):
+        return parse_config({"rooms": [{"id": "en", "money": {"rates": {"USD": rate}},
+                                        "sources": [{"type": "replay", "path": str(tmp_path / "x.jsonl")}]}]},
+                            check_files=False).rooms[0]
+
+    assert room("7.2").changed(room("7.2"), ["sources"]) == []
+    assert room("7.3").changed(room("7.2"), ["sources"]) == ["sources"]
