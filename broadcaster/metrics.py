@@ -117,6 +117,17 @@ SILENCES = Counter("va_silences", "Comments that got no line, by why (not unders
 MODERATION_BLOCKS = Counter(
     "va_moderation_blocks", "Texts blocked by moderation", ["room", "stage"], registry=REGISTRY
 )
+# Talk track (director/talk.py, variants.py, paraphrase.py): what keeps a 24/7 room from sounding like a replay.
+TALK_REPEATS = Counter("va_talk_repeats", "Talk, thanks and reply lines that said a sentence again inside the "
+                       "repeat window (the material ran out)", ["room"], registry=REGISTRY)
+TALK_DISTINCT_HOUR = Gauge("va_talk_distinct_sentences_hour", "Distinct talk sentences (slots masked) said in the "
+                           "last hour", ["room"], registry=REGISTRY)
+TALK_REPEATS_WINDOW = Gauge("va_talk_repeats_in_window", "Sentences said again inside the current repeat window",
+                            ["room"], registry=REGISTRY)
+PARAPHRASES_WAITING = Gauge("va_talk_paraphrases_waiting", "Checked paraphrases ready and not yet said, plus "
+                            "lines waiting to be paraphrased", ["room", "state"], registry=REGISTRY)
+PARAPHRASES_REJECTED = Counter("va_talk_paraphrases_rejected", "Paraphrases the guard or moderation refused, by why",
+                               ["room", "reason"], registry=REGISTRY)
 
 # Sources: the chat connectors keep their metrics (va_events, va_source_*) on danmaku's own registry; one
 # scrape shows both.

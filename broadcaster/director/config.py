@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from common.config import Model
 from danmaku.event import cny_to_milli
@@ -56,10 +56,19 @@ class TriageConfig(Model):
     gift_batch_s: float = Field(8.0, ge=0)
     gift_batch_names: int = Field(3, ge=1, le=20)
     gift_min_cny: float = Field(0.0, ge=0)
-    thanks_gifts: str = "谢谢{names}送的{gifts}！"
-    thanks_guard: str = "感谢{name}开通{guard}，欢迎上船！"
-    thanks_follow: str = "欢迎{names}的关注！"
+    # Thanks and welcome: one template or a list of variants (`{a|b}` alternatives inside; see director/variants.py),
+    # drawn so none is said twice within talk.repeat_window_s when there are enough; a talk file's `thanks:` wins.
+    thanks_gifts: str | list[str] = "谢谢{names}送的{gifts}！"
+    thanks_guard: str | list[str] = "感谢{name}开通{guard}，欢迎上船！"
+    thanks_follow: str | list[str] = "欢迎{names}的关注！"
     recent_chat: int = Field(100, ge=0, le=10000)  # kept for the operator console
+
+    @field_validator("thanks_gifts", "thanks_guard", "thanks_follow")
+    @classmethod
+    def _variants(cls, v: str | list[str]) -> str | list[str]:
+        if isinstance(v, list) and (not v or not all(x.strip() for x in v)):
+            raise ValueError("expected a template or a non-empty list of non-empty templates")
+        return v
 
     @cached_property
     def gift_min_milli(self) -> int:
@@ -67,12 +76,39 @@ class TriageConfig(Model):
         return cny_to_milli(self.gift_min_cny)
 
 
+class ParaphraseConfig(Model):
+    """Paraphrases of talk lines and selling lines from the product's facts, written ahead by the room's LLM
+    (brain.llm), checked by the guard and moderation, cached per product and facts version (talk/paraphrase.py)."""
+
+    enabled: bool = False
+    per_line: int = Field(4, ge=1, le=50)  # paraphrases kept per talk line
+    points: int = Field(6, ge=0, le=200)  # selling lines written from the product's facts (0: none)
+    timeout_s: float = Field(30.0, gt=0)  # one LLM call; a slow one is abandoned (never waited for on air)
+    max_chars: int = Field(80, ge=8, le=400)
+    cache_dir: Path | None = None  # where accepted paraphrases are kept across restarts (None: memory only)
+
+
 class TalkConfig(Model):
     file: Path | None = None  # YAML talk track
     variables: dict[str, str] = Field(default_factory=dict)  # override the file's variables
     max_ahead: int = Field(1, ge=1, le=5)  # script lines handed out and not yet spoken
-    gap_s: float = Field(1.5, ge=0)  # silence after the last line before a script line starts
+    # Silence after the last line before a script line starts: drawn anew for every pause from gap_range_s (so the
+    # track has no fixed beat); a gap_s set here is a fixed pause instead.
+    gap_s: float | None = Field(None, ge=0)
+    gap_range_s: tuple[float, float] = (1.0, 2.6)
     chars_per_s: float = Field(4.5, gt=0)  # speaking rate used to estimate when a line is over
+    # No talk, thanks or welcome sentence is said again within this window (slot values masked) while the track
+    # has enough material; `check` and the room warn when it has not.
+    repeat_window_s: float = Field(600.0, ge=0, le=86400)
+    seed: int | None = None  # variants, pauses: None draws afresh each run; a number repeats a run (tests)
+    paraphrase: ParaphraseConfig = ParaphraseConfig()
+
+    @field_validator("gap_range_s")
+    @classmethod
+    def _gap_range(cls, v: tuple[float, float]) -> tuple[float, float]:
+        if not 0 <= v[0] <= v[1] <= 60:
+            raise ValueError(f"expected [min, max] seconds with 0 <= min <= max <= 60, got {list(v)}")
+        return v
 
 
 class OperatorConfig(Model):

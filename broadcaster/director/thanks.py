@@ -4,17 +4,26 @@ A batch opens with its first gift (or follow) and is ready `gift_batch_s` later,
 names `gift_batch_names` people; its line names them ("谢谢小红和小明送的辣条和小心心！") and the two
 gifts given most. Money is summed exactly, in Event.value_milli: the value converted into the room's
 accounting currency (danmaku/money.py), whatever unit the platform paid in.
+
+The wording is drawn from variants (the talk file's `thanks:`, else director.triage's thanks_* templates) so
+that no thanks sentence repeats within the room's repeat window while there are enough of them (names and
+gifts masked); with a talk track, a gift or follow thanks ends with a call to action not said lately (the
+current offer's, rotated).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from broadcaster.director.config import TriageConfig
 from broadcaster.director.triage import Candidate, Thank, TriagedLine
+from broadcaster.director.variants import Drawer, RepeatWindow, Template
 from broadcaster.lines import LineKind, LineSource
 from danmaku.event import MILLI_PER_CNY
+
+if TYPE_CHECKING:
+    from broadcaster.director.talk import TalkTrack
 
 GUARD_NAMES = {1: "总督", 2: "提督", 3: "舰长"}
 MAX_LINE_NAMES = 20  # names a thanks line carries (for the console and audit)
@@ -38,11 +47,37 @@ def join_names(names: list[str], limit: int) -> str:
     return "、".join(shown[:-1]) + "和" + shown[-1]
 
 
+# When every configured variant names a slot a thanks line has no value for (a live slot that is empty now).
+_FALLBACK = {kind: (Template.parse(TriageConfig.model_fields[f"thanks_{kind}"].default),)
+             for kind in ("gifts", "guard", "follow")}
+
+
+def _templates(raw: str | list[str], where: str) -> tuple[Template, ...]:
+    return tuple(Template.parse(t, where) for t in ([raw] if isinstance(raw, str) else raw))
+
+
 class Thanks:
-    def __init__(self, cfg: TriageConfig) -> None:
+    def __init__(self, cfg: TriageConfig, talk: TalkTrack | None = None) -> None:
         self.cfg = cfg
+        self.talk = talk
         self.gifts: Batch | None = None
         self.follows: Batch | None = None
+        # Without a talk track the thanks keep a window of their own (the default ten minutes).
+        self.drawer = talk.drawer if talk is not None else Drawer(RepeatWindow())
+        self.templates = {
+            kind: (talk.thanks_templates(kind) if talk is not None else None)
+            or _templates(raw, f"director.triage.thanks_{kind}")
+            for kind, raw in (("gifts", cfg.thanks_gifts), ("guard", cfg.thanks_guard), ("follow", cfg.thanks_follow))
+        }
+
+    def _say(self, kind: str, values: dict[str, str | None], now: float, cta: bool) -> str:
+        d = self.drawer.draw(self.templates[kind], values, now) or self.drawer.draw(_FALLBACK[kind], values, now)
+        assert d is not None  # the fallback's slots are all given
+        if self.talk is None:
+            return d.text
+        self.talk.said(d, now)
+        extra = self.talk.call_to_action(now) if cta else None
+        return d.text + extra if extra else d.text
 
     @property
     def open(self) -> bool:
@@ -66,9 +101,12 @@ class Thanks:
         batch.events += 1
         return batch.events > 1
 
-    def guard(self, thank: Thank) -> Candidate:
+    def guard(self, thank: Thank, now: float | None = None) -> Candidate:
         """A guard is thanked on its own line, ranked in the queue with the answers."""
-        text = self.cfg.thanks_guard.format(name=thank.name, guard=GUARD_NAMES.get(thank.guard_level, "舰长"))
+        if now is None:  # it arrived a deadline before its deadline
+            now = thank.deadline - self.cfg.deadlines.guard if thank.deadline != float("inf") else 0.0
+        text = self._say("guard", {"name": thank.name, "guard": GUARD_NAMES.get(thank.guard_level, "舰长")}, now,
+                         cta=False)
         return Candidate(LineKind.GUARD, self.cfg.priorities.guard, "", text, thank.name, thank.deadline,
                          LineSource.THANKS)
 
@@ -94,8 +132,8 @@ class Thanks:
                 totals[g] = totals.get(g, 0) + c
         top = sorted(totals, key=lambda g: -totals[g])[:2]
         names = list(batch.people)
-        text = self.cfg.thanks_gifts.format(names=join_names(names, self.cfg.gift_batch_names),
-                                            gifts="和".join(top) if top else "礼物")
+        text = self._say("gifts", {"names": join_names(names, self.cfg.gift_batch_names),
+                                   "gifts": "和".join(top) if top else "礼物"}, now, cta=True)
         return self._line(text, batch, LineKind.GIFT, self.cfg.priorities.gift, self.cfg.deadlines.gift, now)
 
     def follow_line(self, now: float) -> TriagedLine:
@@ -103,7 +141,7 @@ class Thanks:
         batch = self.follows
         assert batch is not None
         self.follows = None
-        text = self.cfg.thanks_follow.format(names=join_names(list(batch.people), self.cfg.gift_batch_names))
+        text = self._say("follow", {"names": join_names(list(batch.people), self.cfg.gift_batch_names)}, now, cta=True)
         return self._line(text, batch, LineKind.FOLLOW, self.cfg.priorities.follow, self.cfg.deadlines.follow, now)
 
     @staticmethod
