@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from broadcaster.brain import Brain  # noqa: E402
 from broadcaster.brain.config import BrainConfig, ModerationConfig  # noqa: E402
-from broadcaster.brain.kb import BM25Index, Passage, tokenize  # noqa: E402
+from broadcaster.brain.lexical import BM25Index, Passage, tokenize  # noqa: E402
 from broadcaster.brain.moderation import moderator_from_config  # noqa: E402
 from broadcaster.brain.textnorm import normalize, question_key  # noqa: E402
 from broadcaster.director import Director, TriagedLine  # noqa: E402

@@ -21,7 +21,7 @@ import yaml
 
 from broadcaster import metrics
 from broadcaster.brain import AuditLog, Brain
-from broadcaster.brain.kb import faq_pairs, load_corpus
+from broadcaster.brain.corpus import faq_pairs, load_corpus
 from broadcaster.brain.moderation import moderator_from_config
 from broadcaster.config import RoomConfig
 from broadcaster.director import Director

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from broadcaster.brain.risk import CLASSES, MODEL_PATH, RiskProbe  # noqa: E402
+from broadcaster.brain.understand import FRIENDLY  # noqa: E402
 
 RED = ROOT / "tests/brain/redteam"
 # Sets never trained on: set A and set B of issue 22 (held out for their first runs, and kept out after them so
@@ -124,6 +125,8 @@ def main() -> int:
     # a comment reading unsafe at this probability gets no line: high, since the cost of a false alarm is an answer
     ap.add_argument("--threshold", type=float, default=0.8)
     ap.add_argument("--l2", type=float, default=1e-2)
+    # the friendly head has far fewer examples: regularized harder, so it is sure only of plain greetings and praise
+    ap.add_argument("--friendly-l2", type=float, default=0.3)
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
     ap.add_argument("--dry-run", action="store_true", help="report only, write nothing")
     args = ap.parse_args()
@@ -150,20 +153,20 @@ def main() -> int:
     fx = model.query([t for t, _ in fr])
     fy = np.array([int(f) for _, f in fr])
     fmean, fscale = fx.mean(0), fx.std(0) + 1e-6
-    fw, fb = fit((fx - fmean) / fscale, fy, 2, l2=args.l2)
+    fw, fb = fit((fx - fmean) / fscale, fy, 2, l2=args.friendly_l2)
     fw = (fw / fscale[:, None]).astype(np.float32)
     fb = (fb - fmean @ fw).astype(np.float32)
     print(f"friendly head: {int(fy.sum())} chit-chat, {int((fy == 0).sum())} other clean comments")
     probe = RiskProbe(w, b, threshold=args.threshold, friendly=(fw, fb))
     report(probe, "training data", train, x)
-    fp = probe.friendliness(fx) >= 0.5
+    fp = probe.friendliness(fx) >= FRIENDLY
     print(f"friendly head on its training data: {int((fp & (fy == 1)).sum())}/{int(fy.sum())} chit-chat, "
           f"{int((fp & (fy == 0)).sum())}/{int((fy == 0).sum())} others read as friendly")
     for name, d in held.items():
         report(probe, f"held out {name}", d, model.query([t for t, _ in d]))
         if (RED / "products" / f"{name}.jsonl").exists():
             hf = friendly_examples(RED / "products" / f"{name}.jsonl")
-            hp = probe.friendliness(model.query([t for t, _ in hf])) >= 0.5
+            hp = probe.friendliness(model.query([t for t, _ in hf])) >= FRIENDLY
             hy = np.array([f for _, f in hf])
             print(f"  friendly head on {name}: {int((hp & hy).sum())}/{int(hy.sum())} chit-chat, "
                   f"{int((hp & ~hy).sum())}/{int((~hy).sum())} questions read as friendly")

@@ -75,7 +75,7 @@ class Denial:
 
 
 def _segments(text: str) -> list[str]:
-    from broadcaster.brain.kb import tokenize
+    from broadcaster.brain.lexical import tokenize
 
     return [t for t in tokenize(text) if not t.startswith("\x01")]
 

@@ -94,7 +94,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_query(args: argparse.Namespace) -> int:
     from broadcaster.brain.intent import FaqMatcher, evidence, retrieval_query, slots
-    from broadcaster.brain.kb import explain_terms, kb_answer
+    from broadcaster.brain.kb import kb_answer
+    from broadcaster.brain.lexical import explain_terms
     from broadcaster.brain.sentences import split_sentences
 
     kb, brain_cfg, _ = _room_kb(args)

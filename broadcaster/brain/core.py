@@ -39,11 +39,13 @@ import yaml
 from broadcaster import metrics
 from broadcaster.brain.chitchat import Friendly, problem
 from broadcaster.brain.config import BrainConfig, ModerationConfig
+from broadcaster.brain.corpus import faq_pairs
 from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.embed import build_backend as build_embed_backend
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict, warm_guard
 from broadcaster.brain.intent import FaqMatcher, is_question, same_content, slots
-from broadcaster.brain.kb import Hit, KnowledgeBase, faq_pairs, kb_answer, without_absolute_clauses
+from broadcaster.brain.kb import KnowledgeBase, kb_answer, without_absolute_clauses
+from broadcaster.brain.lexical import Hit
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, fold, moderator_from_config, speakable_name
 from broadcaster.brain.risk import RiskProbe

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from broadcaster.brain.claims import regions_in
 from broadcaster.brain.intent import asked_units, evidence, slots, states_unit
 from broadcaster.brain.sentences import split_sentences
 
@@ -37,6 +38,10 @@ W_RANGE = 2.0
 # related at all (its own combined z-score).
 MARGIN = 0.15
 MIN_Z = 2.0
+# What anchors a fact to a question beyond the combined score (Choice.anchored): a share of its words, or an
+# embedding z-score this high on its own.
+ANCHOR_WORDS = 0.05
+DENSE_ALONE = 2.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +58,18 @@ class Choice:
     margin: float  # its lead over the next one
     confident: bool
     also: Fact | None  # a second fact tied with the first, the two leading the rest ("续航多久": with and without ANC)
+    # the best fact shares something checkable with the question beyond the embedding: a word, the slot's evidence,
+    # the unit asked, a figure inside its range — or the embedding alone reads it very strongly
+    anchored: bool
     why: str  # "dense z 2.31, words z 1.10, slot price; margin 0.84 over '…'"
     ranked: tuple[tuple[Fact, float, float, float], ...] = ()  # (fact, combined, dense z, words z), best first
+    fits: int = 0  # the viewer's figures inside the best fact's ranges ("我163，110斤" → M码's two ranges)
 
 
 def facts_of(passages: Sequence[object]) -> list[Fact]:
     """Every passage's lines as facts: a bullet or a sheet line is one fact, a long paragraph one fact a sentence.
     The passage's title line (the product's name, carried by every chunk) is no fact."""
-    from broadcaster.brain.kb import body, spoken
+    from broadcaster.brain.corpus import body, spoken
 
     out: list[Fact] = []
     seen: set[str] = set()
@@ -75,7 +84,10 @@ def facts_of(passages: Sequence[object]) -> list[Fact]:
             line = _BULLET.sub("", line).strip()
             if not line or line.startswith("#"):
                 continue
-            for piece in (split_sentences(line, max_chars=120) if len(line) > 80 else [line]):
+            # a sheet's line of several facts ("容量500毫升；材质是…；重量280克") is one fact a clause
+            clauses = [c for c in re.split(r"[；;]", line) if c.strip()]
+            pieces = clauses if len(clauses) > 1 and all(len(c.strip()) >= 4 for c in clauses) else [line]
+            for piece in (q for c in pieces for q in (split_sentences(c, max_chars=120) if len(c) > 80 else [c])):
                 said = spoken(piece)
                 key = said.rstrip("。；;")
                 if len(key) >= 2 and key not in seen:
@@ -145,6 +157,12 @@ def inside(figs: Sequence[tuple[float, str]], spans: Sequence[tuple[float, float
     return sum(any(lo <= v <= hi and (not u or not unit or u == unit) for lo, hi, unit in spans) for v, u in figs)
 
 
+# "Where" asks for a place: of the facts that answer, the one that names one ("哪里发货的" → 从深圳仓发货, not the regions
+# it does not ship to).
+_WHERE = re.compile(r"哪里|哪儿|哪个地方|什么地方|啥地方|从哪|哪个仓|哪个城市|哪个省|在哪|哪发|哪产|哪的")
+_PLACE = re.compile(r"[\u4e00-\u9fff](?:仓|省|市|县|区|镇|基地|工厂|厂)(?![\u4e00-\u9fff]{0,1}费)|产自|产地|来自|原产|发自|从[\u4e00-\u9fff]{2,6}发")
+
+
 def _z(x: np.ndarray) -> np.ndarray:
     sd = float(x.std())
     return (x - float(x.mean())) / sd if sd > 1e-9 else np.zeros_like(x)
@@ -154,7 +172,7 @@ class FactIndex:
     """Facts with their embeddings (passage role) and a BM25 index over them."""
 
     def __init__(self, facts: Sequence[Fact], vectors: np.ndarray | None) -> None:
-        from broadcaster.brain.kb import BM25Index, Passage
+        from broadcaster.brain.lexical import BM25Index, Passage
 
         self.facts = list(facts)
         self.vectors = vectors if vectors is not None and len(vectors) == len(self.facts) else None
@@ -172,14 +190,18 @@ class FactIndex:
         words and slots alone)."""
         n = len(self.facts)
         if n == 0:
-            return Choice(None, 0.0, 0.0, False, None, "no facts")
+            return Choice(None, 0.0, 0.0, False, None, False, "no facts")
         words = np.zeros(n)  # the share of the question's word weight a fact covers (BM25's match)
-        for hit in self._words.search(question, k=n):
+        # a city stands for its region in the facts' words ("呼和浩特" → the 内蒙古 surcharge)
+        regions = [r for r in regions_in(question) if r not in question]
+        for hit in self._words.search(f"{question} {' '.join(regions)}" if regions else question, k=n):
             words[int(hit.passage.id)] = hit.match
         dense = self.vectors @ qvec if self.vectors is not None and qvec is not None else None
         wanted, units = slots(question), asked_units(question)
         slot = np.array([float(any(evidence(s, f.text) for s in wanted)) for f in self.facts]) if wanted else np.zeros(n)
         unit = np.array([float(states_unit(units, f.text)) for f in self.facts]) if units else np.zeros(n)
+        if _WHERE.search(question):
+            unit = unit + np.array([float(_PLACE.search(f.text) is not None) for f in self.facts])
         figs = given(question)
         fit = np.array([float(inside(figs, ranges(f.text))) for f in self.facts]) if figs else np.zeros(n)
         zd = _z(dense) if dense is not None else np.zeros(n)
@@ -197,7 +219,9 @@ class FactIndex:
             third = next((int(i) for i in order[1:] if int(i) != second
                           and self.facts[int(i)].text not in (self.facts[best].text, self.facts[second].text)), None)
             lead = float(combined[second] - combined[third]) if third is not None else float(combined[second])
-            if lead >= MARGIN and float(combined[second]) >= MIN_Z:
+            # …and the second answers what the first does (the slot's evidence, the unit asked) when the question says
+            if lead >= MARGIN and float(combined[second]) >= MIN_Z and (not wanted or slot[second]) \
+                    and (not units or unit[second]):
                 confident, also = True, self.facts[second]  # two facts answer together, ahead of every other
         why = (f"dense z {zd[best]:.2f}, words {words[best]:.2f}" + (f", slot {'/'.join(sorted(wanted))}" +
                ("" if slot[best] else " not carried") if wanted else "") + (f", range fits {int(fit[best])}" if figs else "")
@@ -205,4 +229,5 @@ class FactIndex:
         ranked = tuple((self.facts[int(i)], float(combined[i]), float(zd[i]), float(words[i])) for i in order[:5])
         if also is not None:
             why += f"; with {also.text!r}, the two ahead of the rest"
-        return Choice(self.facts[best], top, margin, confident, also, why, ranked)
+        anchored = bool(words[best] >= ANCHOR_WORDS or slot[best] or unit[best] or fit[best] or zd[best] >= DENSE_ALONE)
+        return Choice(self.facts[best], top, margin, confident, also, anchored, why, ranked, int(fit[best]))

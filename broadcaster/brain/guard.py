@@ -117,6 +117,9 @@ _UNITS: list[tuple[str, str, float]] = [
     ("毫米", "毫米", 1), ("mm", "毫米", 1), ("厘米", "毫米", 10), ("cm", "毫米", 10), ("公里", "毫米", 1e6), ("米", "毫米", 1000),
     ("英寸", "寸", 1), ("寸", "寸", 1), ("瓦", "瓦", 1), ("w", "瓦", 1), ("度", "度", 1), ("℃", "度", 1), ("°c", "度", 1),
     ("倍", "倍", 1), ("点", "点钟", 1), ("人", "人", 1), ("位", "人", 1), ("名", "人", 1),
+    # devices' specs: latency, loudness, battery, frequency, power (6毫秒 is no 60毫秒, 35分贝 is a figure to ground)
+    ("毫秒", "秒", 0.001), ("ms", "秒", 0.001), ("分贝", "分贝", 1), ("db", "分贝", 1), ("毫安时", "毫安时", 1),
+    ("mah", "毫安时", 1), ("赫兹", "赫兹", 1), ("hz", "赫兹", 1), ("千瓦", "瓦", 1000), ("kw", "瓦", 1000),
     ("yuan", "元", 1), ("rmb", "元", 1), ("dollars", "美元", 1), ("hours", "分钟", 60), ("days", "天", 1),
 ]
 _UNIT_RE = re.compile(r"\s*(" + "|".join(re.escape(u) for u, _, _ in sorted(_UNITS, key=lambda x: -len(x[0]))) + r")(?![a-z])")
@@ -125,7 +128,7 @@ _UNIT_OF = {u: (c, f) for u, c, f in _UNITS}
 _CLASSIFIERS = "个种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色口泡道期批单样类次遍回"
 _CLASSIFIER_RE = re.compile(rf"\s*([{_CLASSIFIERS}])")
 _MEASURES = {"元", "折", "%", "分钟", "秒", "天", "月", "岁", "克", "毫升", "毫米", "寸", "瓦", "度",
-             "倍", "点钟", "人", "美元"}
+             "倍", "点钟", "人", "美元", "分贝", "毫安时", "赫兹"}
 _CURRENCY_BEFORE = re.compile(r"[¥$]\s*$|(?:售价|价格|原价|现价|到手价|只要|仅需|仅售|优惠|减|便宜|降价|立减)\s*$")
 _ORDINAL_BEFORE = re.compile(r"(?:第|星期|周|礼拜|no\.?|型号|编号)\s*$")
 # Idioms made of numeral characters that state no figure ("千万不要错过", "十分好用").

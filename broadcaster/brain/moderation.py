@@ -392,7 +392,7 @@ def _syllables(word: str) -> tuple[str, ...]:
 
 @functools.cache
 def _segmenter():  # type: ignore[no-untyped-def]
-    from broadcaster.brain.kb import _jieba
+    from broadcaster.brain.lexical import _jieba
 
     return _jieba()
 

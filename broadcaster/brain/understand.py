@@ -14,6 +14,7 @@ computes for retrieval.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -27,7 +28,8 @@ from broadcaster.brain.risk import RiskProbe, RiskReading
 _SHOP_WORDS = re.compile(r"这款|这个|这件|这种|这家|产品|商品|宝贝|东西|链接|订单|下单|拍下|拍了|买了|付款|售后|客服|店铺|"
                          r"小店|橱窗|直播间|福利|优惠|活动|库存|现货|有货|补货|上架|款式|型号|规格|质量|正品|同款|主播推荐|推荐")
 
-FRIENDLY = 0.5  # P(friendly chit-chat) from the probe's friendly head
+FRIENDLY = 0.8  # P(friendly chit-chat) from the probe's friendly head
+FRIENDLY_UNSAFE = 0.5  # …and only when it reads safe by a wide margin (an insult may read as warm to the friendly head)
 IMPLICIT_WORDS = 0.34  # share of a remark's word weight its answering fact must cover to read as an implicit question
 SILENT_UNSAFE = "unsafe reading"
 SILENT_NOT_UNDERSTOOD = "not understood"
@@ -100,13 +102,20 @@ class Understanding:
         choice = facts.choose(text, vec) if len(facts) else None  # type: ignore[arg-type]
         # A question by its form or its slot; or a remark a fact plainly answers, in its own words ("丢了一只" → the
         # replacement fact, "续航" → the battery life): live chat asks by naming the thing.
-        stated = bool(choice and choice.confident and choice.ranked and choice.ranked[0][3] >= IMPLICIT_WORDS)
+        words = choice.ranked[0][3] if choice is not None and choice.ranked else 0.0
+        # a fact that stands out and shares the comment's words: the comment is about what the facts talk about (an
+        # embedding alone finds a "best" fact for anything — a price for "下播一个人回家吗")
+        related = bool(choice and choice.score >= MIN_Z and choice.anchored)
+        if choice is not None and choice.confident and not related:
+            choice = dataclasses.replace(choice, confident=False, why=choice.why + "; no word in common: no answer")
+        stated = bool(choice and choice.confident and (words >= IMPLICIT_WORDS or choice.fits))
         question = is_question(text) or bool(wanted) or stated
         # on the shop's ground: a slot, an FAQ entry, a fact that stands out (alone or tied with another), the
         # product's name or the shop's words
-        on_topic = bool(wanted) or faq is not None or bool(choice and choice.score >= MIN_Z) \
+        on_topic = bool(wanted) or faq is not None or related \
             or _SHOP_WORDS.search(text) is not None or self._names_product(text)
         # friendly by its words, or by its meaning (the probe's friendly head: "刚下班，赶上了", "从广东来的也买一件"),
         # unless a threat or jeer wraps the praise
-        friendly = self.friendly(text) or (risk is not None and risk.friendly >= FRIENDLY and not self.friendly.vetoed(text))
+        friendly = self.friendly(text) or (risk is not None and risk.friendly >= FRIENDLY and risk.unsafe < FRIENDLY_UNSAFE
+                                           and not self.friendly.vetoed(text))
         return Reading(question, wanted, friendly, problem(text), risk, choice, faq, on_topic)

@@ -316,7 +316,7 @@ T_SHIRT = ["面料：100%新疆长绒棉，克重220克。", "尺码建议：身
 
 
 def test_every_sentence_of_a_kb_said_as_it_is_passes() -> None:
-    from broadcaster.brain.kb import load_corpus
+    from broadcaster.brain.corpus import load_corpus
     from broadcaster.brain.sentences import split_sentences
 
     rooms = [[p.text for p in load_corpus(root).passages] for root in (DEMO_KB, TEA_KB)] + [POWER_BANK, T_SHIRT]

@@ -6,17 +6,9 @@ import os
 import time
 from pathlib import Path
 
-from broadcaster.brain.kb import (
-    BM25Index,
-    Hit,
-    KnowledgeBase,
-    Passage,
-    extract_answer,
-    kb_answer,
-    load_corpus,
-    spoken,
-    tokenize,
-)
+from broadcaster.brain.corpus import load_corpus, spoken
+from broadcaster.brain.kb import KnowledgeBase, extract_answer, kb_answer
+from broadcaster.brain.lexical import BM25Index, Hit, Passage, tokenize
 
 
 def test_corpus_from_demo_files(kb_dir: Path) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from broadcaster.brain.kb import load_corpus
+from broadcaster.brain.corpus import load_corpus
 from tests.deploy.deploy_support import (
     KUSTOMIZE,
     OVERLAYS,
