@@ -6,7 +6,7 @@ In a talk file:
     replies:
       - keywords: [链接, 怎么买, 小黄车]          # any of them in the comment (normalized: case, width, 繁→简)
         reply: ["点屏幕下方的小黄车就能下单哦。", "{想买的|喜欢的}朋友点下方小黄车，一号链接就是它。"]
-      - questions: [发什么快递, 用什么快递]       # or a comment this similar to one of them (rapidfuzz ratio)
+      - questions: [发什么快递, 用什么快递]       # or a comment that contains one, or is this similar (rapidfuzz ratio)
         reply: 默认发中通，偏远地区以页面为准。
         product: cup                            # only while this product is presented
 
@@ -76,7 +76,7 @@ def check_sentences(text: str, facts: tuple[str, ...], values: Mapping[str, str 
 @dataclass
 class Replies:
     rules: list[Rule]
-    similarity: float = 85.0  # rapidfuzz ratio (0–100) that makes a comment one of the listed questions
+    similarity: float = 80.0  # rapidfuzz ratio (0–100) that makes a comment one of the listed questions
     refused: dict[str, int] = field(default_factory=dict)  # rule → replies the guard or moderation refused
     said: int = 0
 
@@ -117,7 +117,7 @@ class Replies:
                 continue
             if any(w and w in norm for w in rule.keywords):
                 return rule
-            if key and any(fuzz.ratio(key, q) >= self.similarity for q in rule.questions):
+            if key and any(q in key or fuzz.ratio(key, q) >= self.similarity for q in rule.questions):
                 return rule
         return None
 

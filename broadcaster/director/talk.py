@@ -269,6 +269,7 @@ class TalkTrack:
         self.paraphraser: Paraphraser | None = None
         self.figures = Figures()
         self._loop_pos: dict[str, int] = {}
+        self._points_segments: dict[str, Segment] = {}
         self._presented = ""
         self._repeat_metric = metrics.TALK_REPEATS.labels(room or "-")
 
@@ -459,8 +460,21 @@ class TalkTrack:
                 text = self._take(seg, now_mono, values)
                 if text is not None:
                     return seg.name, text
-        loop = [s for s in (*own, *self.segments) if not s.once and s.every_s is None]
+        loop = [s for s in (*own, *self._points(), *self.segments) if not s.once and s.every_s is None]
         return self._loop(loop, now_mono, now_local, values) if loop else None
+
+    def _points(self) -> tuple[Segment, ...]:
+        """With a paraphraser and a product with facts: its selling lines written from the facts, a loop segment."""
+        sc = self.scene
+        if self.paraphraser is None or sc is None or not sc.facts or not self.paraphraser.cfg.points:
+            return ()
+        from broadcaster.director.paraphrase import POINTS
+
+        seg = self._points_segments.get(sc.product)
+        if seg is None:
+            seg = self._points_segments[sc.product] = Segment(
+                POINTS, [TalkLine((), f"{sc.product}: selling lines from its facts", POINTS)])
+        return (seg,)
 
     def _positions(self, loop: list[Segment], pos: int, now_local: dt.time) -> Iterator[tuple[int, Segment, int]]:
         """Loop positions from where the loop is, one round: (segment's place in the loop, segment, line)."""
