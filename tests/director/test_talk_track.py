@@ -14,7 +14,14 @@ from director_helpers import Clock, cfg, moderator
 
 from broadcaster.director.config import TalkConfig, TriageConfig
 from broadcaster.director.pacing import Pacing
-from broadcaster.director.talk import Offer, Scene, TalkTrack, TalkTrackError, material_warnings, parse_segments
+from broadcaster.director.talk import (
+    Offer,
+    Scene,
+    TalkTrack,
+    TalkTrackError,
+    material_warnings,
+    parse_segments,
+)
 from broadcaster.director.thanks import Thanks
 from broadcaster.director.triage import Candidate, Thank
 from broadcaster.director.variants import Masker, Template

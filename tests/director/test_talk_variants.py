@@ -36,7 +36,7 @@ def test_alternatives_and_slots_parse_and_render() -> None:
 
 @pytest.mark.parametrize("bad", ["谢谢{names", "{a|{b}}", "好}"])
 def test_broken_braces_are_errors_naming_where(bad: str) -> None:
-    with pytest.raises(TemplateError, match="talk.yaml: segments"):
+    with pytest.raises(TemplateError, match=r"talk\.yaml: segments"):
         Template.parse(bad, "talk.yaml: segments[0].lines[1]")
 
 
