@@ -117,8 +117,9 @@ class Template:
         return n
 
     def fillable(self, values: Mapping[str, str | None]) -> bool:
-        """Every dynamic slot it names has a value now (a static one missing is said as written)."""
-        return all(values.get(s) is not None for s in self.slots if s in DYNAMIC)
+        """Every slot it names has a value now: a dynamic slot must be given, any slot given as None has no value
+        now (a static slot nobody knows is said as written)."""
+        return all(values.get(s) is not None for s in self.slots if s in DYNAMIC or s in values)
 
     def render(self, choice: Sequence[int], values: Mapping[str, str | None]) -> tuple[str, tuple[str, ...]]:
         """(the text to say, the keys of its sentences) for one choice of alternatives."""
