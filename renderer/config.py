@@ -64,12 +64,19 @@ class IdleConfig(Model):
     blink_max_s: float = Field(6.0, gt=0.3, le=30)
     double_blink: float = Field(0.2, ge=0, le=1)  # chance that a blink is followed by a second one
     breath_period_s: float = Field(4.5, ge=1, le=20)
+    # Each breath lasts between breath_period_s / (1 + breath_jitter) and breath_period_s / (1 - breath_jitter):
+    # the pace drifts (renderer/idle.py), so breathing has no single period.
+    breath_jitter: float = Field(0.2, ge=0, le=0.6)
     breath: float = Field(0.006, ge=0, le=0.05)  # vertical scale amplitude of the upper body
     sway_px: float = Field(3.0, ge=0, le=40)  # at 720p; scaled with the canvas
     sway_deg: float = Field(0.6, ge=0, le=5)
     speak_nod: float = Field(
         1.0, ge=0, le=5
     )  # extra head motion while speaking, at 720p px per unit openness
+    # A neural avatar's source video between utterances: forward and back, each leg turning at a drawn frame that
+    # leaves at least loop_min_leg of the clip, resting up to loop_hold_max_s at the turn (so the loop has no period).
+    loop_min_leg: float = Field(0.6, gt=0, le=1)
+    loop_hold_max_s: float = Field(0.4, ge=0, le=5)
 
     @model_validator(mode="after")
     def _range(self) -> IdleConfig:

@@ -1,6 +1,7 @@
 """Preparation of a neural avatar's source, cached on disk: frames, landmarks, crop boxes, paste masks, reference latents.
 
-A source is a photo or a short video (played forward then backward, so the idle loop never jumps).
+A source is a photo or a short video (played forward then backward, so the idle loop never jumps; each leg
+turns at a drawn frame and may rest there: renderer/idle.py PingPong, so the loop has no period).
 Per source file hash (`<state>/neural-face/<hash>-v<N>.npz`): each frame's face landmarks, its crop
 box (MuseTalk 1.5's: the 68-point jaw's width, from as far above 68-point landmark 29 as the jaw's lowest
 point is below it, down to EXTRA_MARGIN px under the chin) and its jaw mask in crop pixels (MuseTalk 1.5's
@@ -12,8 +13,8 @@ files and computes nothing. Crops are not stored: cutting them from the frames c
 
 from __future__ import annotations
 
+import functools
 import logging
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +23,9 @@ import cv2
 import numpy as np
 
 from renderer.background import read_image, to_bgr
+from renderer.config import IdleConfig
 from renderer.errors import AvatarError
+from renderer.idle import PingPong
 from renderer.landmarks import (
     FACE_OVAL,
     NAMED_POINTS,
@@ -54,22 +57,27 @@ MASK_EXPAND = 1.5  # MuseTalk's blending box: a square 1.5x the crop box's longe
 
 @dataclass(frozen=True)
 class SourceFrames:
-    """The decoded source: BGR frames and their rate (0 for a photo)."""
+    """The decoded source: BGR frames and their rate (0 for a photo); `idle` bounds its forward-backward loop."""
 
     path: Path
     frames: list[np.ndarray]
     fps: float
     sha256: str
+    idle: IdleConfig = field(default_factory=IdleConfig)
+
+    @functools.cached_property
+    def _loops(self) -> dict[int, PingPong]:
+        return {}
 
     def loop_index(self, n: int, stage_fps: int) -> int:
-        """The source frame shown at stage frame n: forward, then backward, then forward again (never a jump)."""
-        count = len(self.frames)
-        if count == 1 or self.fps <= 0:
-            return 0
-        k = math.floor(n * self.fps / stage_fps)
-        period = 2 * count - 2
-        i = k % period
-        return i if i < count else period - i
+        """The source frame shown at stage frame n: forward, then backward, then forward again (never a jump), each
+        leg turning at a frame drawn from the source's hash (the same in every process), resting a drawn while."""
+        loop = self._loops.get(stage_fps)
+        if loop is None:
+            loop = self._loops[stage_fps] = PingPong(len(self.frames), self.fps, stage_fps, int(self.sha256[:15], 16),
+                                                     min_leg=self.idle.loop_min_leg,
+                                                     hold_max_s=self.idle.loop_hold_max_s)
+        return loop.index(n)
 
 
 @dataclass
@@ -109,13 +117,16 @@ class PreparedSource:
         return self.geometry.key
 
 
-def load_source(path: Path, max_seconds: float = 6.0, key: str = "avatar.source") -> SourceFrames:
-    """A photo (one frame) or up to `max_seconds` of a video, as BGR frames; AvatarError naming the file if unreadable."""
+def load_source(path: Path, max_seconds: float = 6.0, key: str = "avatar.source",
+                idle: IdleConfig | None = None) -> SourceFrames:
+    """A photo (one frame) or up to `max_seconds` of a video, as BGR frames; AvatarError naming the file if unreadable.
+    `idle` bounds the video's loop (loop_min_leg, loop_hold_max_s)."""
+    idle = idle or IdleConfig()
     if not path.is_file():
         raise AvatarError(f"{key}: file {str(path)!r} does not exist")
     digest = photo_hash(path)
     if path.suffix.lower() not in VIDEO_SUFFIXES:
-        return SourceFrames(path, [to_bgr(read_image(path, key, cv2.IMREAD_COLOR))], 0.0, digest)
+        return SourceFrames(path, [to_bgr(read_image(path, key, cv2.IMREAD_COLOR))], 0.0, digest, idle)
     import av
 
     frames: list[np.ndarray] = []
@@ -131,7 +142,7 @@ def load_source(path: Path, max_seconds: float = 6.0, key: str = "avatar.source"
         raise AvatarError(f"{key}: cannot read video {str(path)!r}: {exc}") from exc
     if not frames:
         raise AvatarError(f"{key}: video {str(path)!r} has no frames")
-    return SourceFrames(path, frames, fps, digest)
+    return SourceFrames(path, frames, fps, digest, idle)
 
 
 def musetalk_points(lm: Landmarks) -> tuple[np.ndarray, np.ndarray]:
@@ -324,11 +335,12 @@ def prepare_latents(
 
 
 def prepare(
-    path: Path, cache_dir: Path | None, model: FaceModel | None = None, *, max_seconds: float = 6.0
+    path: Path, cache_dir: Path | None, model: FaceModel | None = None, *, max_seconds: float = 6.0,
+    idle: IdleConfig | None = None,
 ) -> PreparedSource:
     """Everything for one source; with `model`, also its reference latents, registered in the model under `.key`."""
     computed: list[str] = []
-    src = load_source(path, max_seconds)
+    src = load_source(path, max_seconds, idle=idle)
     geo = prepare_geometry(src, cache_dir, computed)
     prepared = PreparedSource(src, geo, computed=computed)
     if model is not None:

@@ -137,6 +137,6 @@ def test_video_source_is_tracked_and_loops_forward_and_back(photos: dict[str, Pa
     xs = p.geometry.boxes[:, 0]
     assert xs[-1] - xs[0] == pytest.approx(21, abs=4)  # the box follows the face
     seq = [p.source.loop_index(n, 25) for n in range(40)]
-    assert seq[:16] == [0, 1, 2, 3, 4, 5, 6, 7, 6, 5, 4, 3, 2, 1, 0, 1]
+    assert seq[:8] == [0, 1, 2, 3, 4, 5, 6, 7] and set(seq) <= set(range(8))  # the turns vary (tests/renderer)
     assert max(abs(a - b) for a, b in itertools.pairwise(seq)) == 1  # never a jump
     assert prep.prepare(video, tmp_path / "state").computed == []
