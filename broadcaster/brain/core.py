@@ -265,6 +265,8 @@ class Brain:
                 yield out
         if reading is not None:
             why = reading.silence(with_model=self.backend is not None)
+            if why == SILENT_OFF_TOPIC and self.backend is not None and (reading.asks_goods or await self._has_context(question)):
+                why = ""  # with a model, a question whose words the KB has is the model's to answer from them
             if why:  # a paid event keeps its thanks (the preface); its words are never answered or read out
                 self._silent(line, why)
                 return
@@ -320,7 +322,8 @@ class Brain:
                 yield out
             return
         # 3. LLM grounded on the passages: for an on-topic question only (an off-topic one never reaches here)
-        if self.backend is not None and (reading is None or reading.on_topic or reading.answerable):
+        if self.backend is not None and (reading is None or reading.on_topic or reading.answerable or reading.asks_goods
+                                         or bool(context)):
             llm_ok = False
             # aclosing: when the stage cuts the line short, the model's stream is closed at once.
             async with contextlib.aclosing(self._llm(ans, question, grounding, context)) as sentences:
@@ -339,6 +342,13 @@ class Brain:
         # 4. extractive answer: the FAQ entry meant or the fact that stands out, else a safe fallback
         async for out in self._without_llm(ans, question, relevant, reading):
             yield out
+
+    async def _has_context(self, question: str) -> bool:
+        """Passages that share the question's words, at least half as well as kb.min_match asks."""
+        if not self.kb.passages:
+            return False
+        hits, relevant = await self.kb.retrieve(question, self.cfg.kb.min_match)
+        return bool(relevant) or any(h.match >= self.cfg.kb.min_match / 2 for h in hits)
 
     async def _read(self, line: Line, question: str) -> Reading | None:
         """The reading of a viewer's comment or super chat (None for other lines), counted by kind."""

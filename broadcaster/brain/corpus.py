@@ -64,6 +64,23 @@ def _chunk_paragraphs(paragraphs: Iterable[str], limit: int) -> list[str]:
     return chunks
 
 
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•·]|\d+[.)、])\s+")
+
+
+def _list_items(paragraph: str) -> list[str]:
+    """A Markdown list is one item a unit for chunking: a chunk ends between two facts, never inside one."""
+    lines = paragraph.splitlines()
+    if len(lines) > 1 and sum(bool(_LIST_ITEM.match(x)) for x in lines) >= len(lines) // 2 + 1:
+        items: list[str] = []
+        for x in lines:
+            if _LIST_ITEM.match(x) or not items:
+                items.append(x)
+            else:
+                items[-1] += "\n" + x  # a continuation line belongs to its item
+        return items
+    return [paragraph]
+
+
 def _markdown(text: str, limit: int) -> list[tuple[str, str]]:
     sections: list[tuple[str, list[str]]] = [("", [])]
     for line in text.splitlines():
@@ -74,7 +91,7 @@ def _markdown(text: str, limit: int) -> list[tuple[str, str]]:
             sections[-1][1].append(line)
     out: list[tuple[str, str]] = []
     for title, lines in sections:
-        paragraphs = re.split(r"\n\s*\n", "\n".join(lines))
+        paragraphs = [item for para in re.split(r"\n\s*\n", "\n".join(lines)) for item in _list_items(para)]
         for chunk in _chunk_paragraphs(paragraphs, limit):
             out.append((title, chunk))
     return out

@@ -28,9 +28,16 @@ from broadcaster.brain.risk import RiskProbe, RiskReading
 _SHOP_WORDS = re.compile(r"这款|这个|这件|这种|这家|产品|商品|宝贝|东西|链接|订单|下单|拍下|拍了|买了|付款|售后|客服|店铺|"
                          r"小店|橱窗|直播间|福利|优惠|活动|库存|现货|有货|补货|上架|款式|型号|规格|质量|正品|同款|主播推荐|推荐")
 
+# A comment addressed to the host reads unsafe at a lower probability than the probe's own threshold.
+_HOST = re.compile(r"主播|你(?![们家])|妳|美女|小姐姐|老板娘")
+HOST_UNSAFE = 0.65
 FRIENDLY = 0.8  # P(friendly chit-chat) from the probe's friendly head
 FRIENDLY_UNSAFE = 0.5  # …and only when it reads safe by a wide margin (an insult may read as warm to the friendly head)
 IMPLICIT_WORDS = 0.34  # share of a remark's word weight its answering fact must cover to read as an implicit question
+# What a question about the goods asks in any words (值得买吗, 送杯子吗, 喝了能减肥吗): with a model in the room, such a
+# question is the model's to answer from the facts even when no fact stands out; without one it gets no line.
+_ASKS_GOODS = re.compile(r"买|拍|下单|送|赠|值得|值不值|划算|推荐|适合|好用|好不好|怎么样|咋样|效果|质量|能用|能吃|能喝|能穿|能戴|"
+                         r"能洗|能装|能放|[喝吃用穿戴]了|会不会|是不是真|管用|有用|好使|耐用|几年|多少年|保修|保质|味道|颜色|款")
 SILENT_UNSAFE = "unsafe reading"
 SILENT_NOT_UNDERSTOOD = "not understood"
 SILENT_OFF_TOPIC = "off-topic question"
@@ -48,6 +55,7 @@ class Reading:
     choice: Choice | None  # the fact that answers it (None: no facts)
     faq: FaqMatch | None
     on_topic: bool
+    asks_goods: bool = False  # a question in the words of buying and using goods (for a model to answer)
 
     @property
     def answerable(self) -> bool:
@@ -99,6 +107,9 @@ class Understanding:
     def read_sync(self, text: str, facts: FactIndex, faq: FaqMatch | None, vec: object) -> Reading:
         wanted = frozenset(slots(text))
         risk = self.probe.read(vec) if self.probe is not None and vec is not None else None  # type: ignore[arg-type]
+        if risk is not None and not risk.flagged and risk.unsafe >= HOST_UNSAFE and _HOST.search(text):
+            # words aimed at the host carry the most harm (harassment, a price "一晚上", threats): a lower bar
+            risk = dataclasses.replace(risk, flagged=True)
         choice = facts.choose(text, vec) if len(facts) else None  # type: ignore[arg-type]
         # A question by its form or its slot; or a remark a fact plainly answers, in its own words ("丢了一只" → the
         # replacement fact, "续航" → the battery life): live chat asks by naming the thing.
@@ -118,4 +129,5 @@ class Understanding:
         # unless a threat or jeer wraps the praise
         friendly = self.friendly(text) or (risk is not None and risk.friendly >= FRIENDLY and risk.unsafe < FRIENDLY_UNSAFE
                                            and not self.friendly.vetoed(text))
-        return Reading(question, wanted, friendly, problem(text), risk, choice, faq, on_topic)
+        return Reading(question, wanted, friendly, problem(text), risk, choice, faq, on_topic,
+                       question and _ASKS_GOODS.search(text) is not None)
