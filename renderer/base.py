@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from renderer.card import Card
 
 
 class Viseme(IntEnum):
@@ -44,6 +47,7 @@ class FrameState:
     speaking: bool = False
     subtitle: str = ""
     banner: str = ""  # e.g. "answering @user: question"
+    card: Card | None = None  # the product card on screen (renderer/card.py)
 
     @property
     def t(self) -> float:

@@ -154,11 +154,27 @@ class LogoConfig(Model):
         return checked
 
 
+class CardConfig(Model):
+    """The product card of a room that sells products (renderer/card.py): where and how it is drawn. Its content
+    (picture, name, price, offer, stock) comes from the room's products."""
+
+    enabled: bool = True
+    # auto: the largest area clear of the face, subtitles, banner, logo and label (a column beside the face or
+    # a band above it); left/right/top: only there
+    position: Literal["auto", "left", "right", "top"] = "auto"
+    size: float = Field(0.46, ge=0.2, le=0.9)  # a column card's width at most this share of the canvas's short side
+    plate: Colour = "#fffaf3"
+    text: Colour = "#2b2b2b"
+    price: Colour = "#e0312f"
+    accent: Colour = "#f05a00"  # offer and countdown
+
+
 class OverlaysConfig(Model):
     subtitle: SubtitleConfig = SubtitleConfig()
     banner: BannerConfig = BannerConfig()
     label: LabelConfig = LabelConfig()
     logo: LogoConfig | None = None
+    card: CardConfig = CardConfig()
 
 
 class LayoutConfig(Model):

@@ -12,6 +12,7 @@ import numpy as np
 
 from renderer.background import Background
 from renderer.base import FrameState
+from renderer.card import Card
 from renderer.config import AvatarConfig
 from renderer.errors import AvatarError
 from renderer.idle import IdleMotion, Pose
@@ -78,6 +79,11 @@ class CompositeAvatar:
         if banner:
             self.overlays.banner_layer(banner)
 
+    def prepare_card(self, card: Card) -> None:
+        """Compose a product card now (thread-safe), so the frame that first shows it is not late."""
+        if self.overlays.card is not None:
+            self.overlays.card.pieces(card)
+
     def render(self, state: FrameState, out: np.ndarray | None = None) -> np.ndarray:
         """Frame `state.n` as BGR uint8 (height, width, 3); a new array unless `out` is given."""
         frame = np.empty((self.height, self.width, 3), np.uint8) if out is None else out
@@ -126,12 +132,10 @@ class CompositeAvatar:
             np.copyto(frame, body)
             drawn = _Drawn(key, [], [])
         elif drawn.key != key:
-            # The body moved since this buffer was drawn: restore where it was and is, and everything drawn
-            # over it (overlays are all drawn again).
-            for rect in [_union(_body_rect(drawn.key, w, h), _body_rect(key, w, h)), *drawn.features,
-                         *(_rect(*o) for o in drawn.overlays)]:
-                _restore(frame, body, rect)
-            drawn = _Drawn(key, [], [])
+            # The body moved since this buffer was drawn: where it was and is gets restored below like a feature's
+            # rectangle, with the overlays over it; an overlay clear of it (a product card beside the figure) stays.
+            drawn = _Drawn(key, [_union(_body_rect(drawn.key, w, h), _body_rect(key, w, h)), *drawn.features],
+                           drawn.overlays)
         # Overlays are drawn after the features: one stays in place (not restored, not drawn again) when it is
         # the same layer at the same spot as in this buffer, every overlay before it stays too, and no feature
         # rectangle, old or new, reaches under it.
@@ -301,4 +305,30 @@ def build_avatar(
         )
     background = Background(cfg.background, width, height, fps)
     overlays = Overlays(cfg.overlays, width, height)
+    if cfg.overlays.card.enabled:
+        overlays.add_card(face_rect(figure, height))
     return CompositeAvatar(cfg, width, height, fps, figure, background, overlays)
+
+
+def face_rect(figure: Figure, height: int) -> tuple[int, int, int, int] | None:
+    """Where the figure draws its head (face and hair), with room for sway and nods, as (x, y, w, h) canvas px: what
+    the product card keeps clear of. None when the figure does not say."""
+    if isinstance(figure, RigFigure):
+        r, rig = figure.renderer, figure.renderer.rig
+        if rig.head is not None:
+            (hx, hy), (hh, hw) = rig.head_xy, rig.head.shape[:2]
+        else:  # a sprite without a head patch: around its eyes and mouth, with the forehead and chin
+            parts = [rig.eyes[0], rig.mouth_closed]
+            x0, y0 = min(p.x for p in parts), min(p.y for p in parts)
+            x1, y1 = max(p.x + p.w for p in parts), max(p.y + p.h for p in parts)
+            hw, hh = round(2.0 * (x1 - x0)), round(2.6 * (y1 - y0))
+            hx, hy = (x0 + x1 - hw) // 2, (y0 + y1 - hh) // 2
+        x, y, w, h = r.x + hx, r.y + hy, hw, hh
+    else:
+        portrait = getattr(figure, "fallback", figure)  # a neural figure stands where its portrait stands
+        head, rect = getattr(portrait, "head_rect", None), getattr(portrait, "rect", None)
+        if head is None or rect is None:
+            return None
+        x, y, w, h = rect[0] + head[0], rect[1] + head[1], head[2], head[3]
+    m = round(0.03 * height)
+    return round(x) - m, round(y) - m, round(w) + 2 * m, round(h) + 2 * m

@@ -1,4 +1,4 @@
-"""The overlays drawn over the avatar: subtitle, "answering @user" banner, AI-generated label, logo."""
+"""The overlays drawn over the avatar: subtitle, "answering @user" banner, AI-generated label, logo, product card."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from renderer.background import read_image, to_bgra
 from renderer.base import FrameState
+from renderer.card import CardOverlay
 from renderer.config import OverlaysConfig
 from renderer.errors import AvatarError
 from renderer.layers import Layer, blend_layer
@@ -71,6 +72,36 @@ class Overlays:
             if cfg.logo.position.startswith("top"):
                 top_row = max(top_row, self.logo.y + self.logo.h)
         self.top_row = top_row
+        self.card: CardOverlay | None = None  # add_card, once the figure's face is known
+
+    def reserved(self) -> list[tuple[int, int, int, int]]:
+        """Where the subtitle and banner reach at their largest, and the logo and label: (x, y, w, h) each."""
+        rects = []
+        if self.cfg.subtitle.enabled:
+            rects.append(self._largest(self.subtitle_layer, self.cfg.subtitle.max_lines, int(self.width * 0.9),
+                                       self.sub_style.size))
+        if self.cfg.banner.enabled:
+            rects.append(self._largest(self.banner_layer, 2, int(self.width * 0.8), self.ban_style.size))
+        rects += [(o.x, o.y, o.w, o.h) for o in (self.logo, self.label) if o is not None]
+        return rects
+
+    def _largest(self, place, max_lines: int, max_width: int, size: int) -> tuple[int, int, int, int]:
+        """The rectangle a caption covers at its largest: `max_lines` full lines at full size (a longer text is
+        drawn smaller), as wide as a caption layer may be (the wrap width and a hanging punctuation mark)."""
+        one, two = place("国")[0], place("国国")[0]
+        glyph = max(1, two.w - one.w)
+        per_line = max(1, (max_width - (one.w - glyph)) // glyph)
+        tallest = max((place("国" * max(1, per_line * max_lines - d)) for d in (0, 1, 2)), key=lambda p: p[0].h)
+        w = min(self.width, max_width + size)
+        return (self.width - w) // 2, tallest[2], w, tallest[0].h
+
+    def add_card(self, face: tuple[int, int, int, int] | None) -> None:
+        """Product cards, placed clear of `face` (None: unknown, so no card) and of every other overlay."""
+        if face is None:
+            log.warning("avatar: where the face is drawn is unknown for this avatar: product cards are not shown")
+            return
+        self.card = CardOverlay(self.cfg.card, self.width, self.height, self.font, [face, *self.reserved()],
+                                self.margin)
 
     def _corner(self, layer: Layer, corner: str) -> Layer:
         m = self.margin
@@ -110,7 +141,10 @@ class Overlays:
         """The frame's overlays in drawing order, each (layer, dx, dy): drawn at (layer.x + dx, layer.y + dy).
         Layers come from caches, so the same overlay is the same object frame after frame."""
         cfg = self.cfg
-        placed: list[tuple[Layer, int, int]] = []
+        card = self.card if state.card is not None else None
+        # The card first and its countdown digits last: the digits change every second, and the compositor keeps
+        # in place every layer before the first one that changed.
+        placed: list[tuple[Layer, int, int]] = [*card.pieces(state.card)] if card is not None else []
         if cfg.banner.enabled and state.banner:
             placed.append(self.banner_layer(state.banner))
         if cfg.subtitle.enabled and state.subtitle:
@@ -119,6 +153,8 @@ class Overlays:
             placed.append((self.logo, 0, 0))
         if self.label is not None:
             placed.append((self.label, 0, 0))
+        if card is not None:
+            placed += card.countdown(state.card, state.t)
         return placed
 
     def draw(self, frame: np.ndarray, state: FrameState) -> None:
