@@ -240,6 +240,79 @@ def day_words(t: dt.time) -> tuple[str, str]:
     return word, greeting
 
 
+def _read(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise TalkTrackError(f"{path}: cannot read talk track: {exc}") from exc
+
+
+@dataclass
+class _Parts:
+    segments: list[Segment] = field(default_factory=list)
+    variables: dict[str, str] = field(default_factory=dict)
+    thanks: dict[str, tuple[Template, ...]] = field(default_factory=dict)
+    cta: tuple[Template, ...] = ()
+    replies: Replies | None = None
+
+
+_KEYS = {"variables", "segments", "thanks", "cta", "replies", "include"}
+
+
+def _parts(data: Any, where: str, base: Path | None, seen: frozenset[Path], *, included: bool = False) -> _Parts:
+    """One talk file's parts, with the files it includes (`include: [more.yaml]`, relative to it) after its own:
+    their segments, thanks and calls to action added, their variables overridden by the including file's."""
+    if not isinstance(data, dict):
+        raise TalkTrackError(f"{where}: expected a mapping with a non-empty 'segments' list")
+    unknown = set(data) - _KEYS
+    if unknown:
+        raise TalkTrackError(f"{where}: unknown key(s) {sorted(unknown)}")
+    out = _Parts()
+    if data.get("segments") is not None or not (data.get("include") or included):
+        out.segments = parse_segments(data.get("segments"), where)
+    out.variables = {str(k): str(v) for k, v in (data.get("variables") or {}).items()}
+    raw_thanks = data.get("thanks") or {}
+    if not isinstance(raw_thanks, dict) or set(raw_thanks) - {"gifts", "guard", "follow"}:
+        raise TalkTrackError(f"{where}: thanks: expected a mapping of gifts, guard, follow to texts")
+    for kind, raw in raw_thanks.items():
+        out.thanks[kind] = parse_variants(raw, f"{where}: thanks.{kind}")
+    out.cta = parse_variants(data["cta"], f"{where}: cta") if data.get("cta") is not None else ()
+    if data.get("replies") is not None:
+        from broadcaster.director.replies import Replies, RulesError
+
+        try:
+            out.replies = Replies.parse(data["replies"], f"{where}: replies")
+        except RulesError as exc:
+            raise TalkTrackError(str(exc)) from None
+    includes = data.get("include") or []
+    if not isinstance(includes, list) or not all(isinstance(x, str) and x.strip() for x in includes):
+        raise TalkTrackError(f"{where}: include: expected a list of file names")
+    for name in includes:
+        path = (base / name if base is not None else Path(name)).resolve()
+        if path in seen:
+            raise TalkTrackError(f"{where}: include: {name} includes itself")
+        sub = _parts(_read(path), str(path), path.parent, seen | {path}, included=True)
+        out.segments += sub.segments
+        out.variables = {**sub.variables, **out.variables}
+        for kind, templates in sub.thanks.items():
+            out.thanks[kind] = (*out.thanks.get(kind, ()), *templates)
+        out.cta = (*out.cta, *sub.cta)
+        if sub.replies is not None:
+            if out.replies is None:
+                out.replies = sub.replies
+            else:
+                out.replies.rules += sub.replies.rules
+    return out
+
+
+def load_segments(path: Path) -> list[Segment]:
+    """The segments of a talk file and of the files it includes (a product's own talk)."""
+    parts = _parts(_read(path), str(path), path.parent, frozenset({path.resolve()}))
+    if not parts.segments:
+        raise TalkTrackError(f"{path}: expected a mapping with a non-empty 'segments' list")
+    return parts.segments
+
+
 @dataclass
 class Figures:
     """The room's talk figures (metrics, console)."""
@@ -277,50 +350,40 @@ class TalkTrack:
 
     @classmethod
     def load(cls, path: Path, overrides: Mapping[str, str] | None = None, **kw: Any) -> TalkTrack:
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise TalkTrackError(f"{path}: cannot read talk track: {exc}") from exc
-        return cls.from_dict(data, str(path), overrides, **kw)
+        return cls.from_dict(_read(path), str(path), overrides, base=path.parent, **kw)
 
     @classmethod
-    def from_dict(cls, data: Any, where: str = "<talk>", overrides: Mapping[str, str] | None = None,
-                  **kw: Any) -> TalkTrack:
-        if not isinstance(data, dict):
+    def from_dict(cls, data: Any, where: str = "<talk>", overrides: Mapping[str, str] | None = None, *,
+                  base: Path | None = None, **kw: Any) -> TalkTrack:
+        parts = _parts(data, where, base, frozenset())
+        if not parts.segments:
             raise TalkTrackError(f"{where}: expected a mapping with a non-empty 'segments' list")
-        unknown = set(data) - {"variables", "segments", "thanks", "cta", "replies"}
-        if unknown:
-            raise TalkTrackError(f"{where}: unknown key(s) {sorted(unknown)}")
-        segments = parse_segments(data.get("segments"), where)
-        variables = {str(k): str(v) for k, v in (data.get("variables") or {}).items()}
-        variables.update(overrides or {})
-        thanks: dict[str, tuple[Template, ...]] = {}
-        raw_thanks = data.get("thanks") or {}
-        if not isinstance(raw_thanks, dict) or set(raw_thanks) - {"gifts", "guard", "follow"}:
-            raise TalkTrackError(f"{where}: thanks: expected a mapping of gifts, guard, follow to texts")
-        for kind, raw in raw_thanks.items():
-            thanks[kind] = parse_variants(raw, f"{where}: thanks.{kind}")
-        cta = parse_variants(data["cta"], f"{where}: cta") if data.get("cta") is not None else ()
-        replies = None
-        if data.get("replies") is not None:
-            from broadcaster.director.replies import Replies, RulesError
-
-            try:
-                replies = Replies.parse(data["replies"], f"{where}: replies")
-            except RulesError as exc:
-                raise TalkTrackError(str(exc)) from None
-        return cls(segments, variables, thanks=thanks, cta=cta, replies=replies, where=where, **kw)
+        variables = {**parts.variables, **(overrides or {})}
+        return cls(parts.segments, variables, thanks=parts.thanks, cta=parts.cta, replies=parts.replies, where=where,
+                   **kw)
 
     @classmethod
-    def for_room(cls, cfg: TalkConfig, *, room: str = "", moderator: Moderator | None = None) -> TalkTrack | None:
-        """The room's track from its director.talk config (None without a file); logs what material is short."""
+    def for_room(cls, cfg: TalkConfig, *, room: str = "", moderator: Moderator | None = None,
+                 warn: bool = True) -> TalkTrack | None:
+        """The room's track from its director.talk config (None without a file); logs what material is short
+        (`warn=False`: the caller logs it with its products' scenes, see `log_material`)."""
         if cfg.file is None:
             return None
         track = cls.load(cfg.file, cfg.variables, window_s=cfg.repeat_window_s, seed=cfg.seed, room=room)
         track.moderator = moderator
-        for problem in track.material(cfg).warnings:
-            log.warning("room %s: talk track %s: %s", room, cfg.file, problem)
+        if warn:
+            track.log_material(cfg)
         return track
+
+    def log_material(self, cfg: TalkConfig, scenes: Sequence[Scene] = ()) -> list[str]:
+        """Logs (and returns) what the track lacks for its window: once for the room alone, or per product."""
+        problems = []
+        for scene in scenes or (None,):
+            for problem in dict.fromkeys(self.material(cfg, scene).warnings):
+                at = f" (while {scene.product} is presented)" if scene is not None else ""
+                log.warning("room %s: talk track %s%s: %s", self.room, self.where, at, problem)
+                problems.append(problem)
+        return problems
 
     def adopt(self, old: TalkTrack) -> None:
         """After a reload: what the old track said still counts against repeats; chat's live facts carry over."""

@@ -275,6 +275,10 @@ class Masker:
 
     def __init__(self, templates: Iterable[Template], values: Mapping[str, str | None]) -> None:
         self._patterns: list[tuple[re.Pattern[str], list[str]]] = []
+        self.add(templates, values)
+
+    def add(self, templates: Iterable[Template], values: Mapping[str, str | None]) -> None:
+        """More templates, their static slots filled with these values (another product's, say)."""
         for t in dict.fromkeys(templates):
             rx: list[str] = []
             slots: list[str] = []

@@ -19,6 +19,7 @@ from broadcaster.director.talk import (
     Scene,
     TalkTrack,
     TalkTrackError,
+    load_segments,
     material_warnings,
     parse_segments,
 )
@@ -263,3 +264,27 @@ def test_seeded_tracks_draw_the_same_and_unseeded_ones_differ() -> None:
         t = _track(seed=random.randrange(1 << 30))
         runs.add(tuple(t.next(float(i) * 9, NOON)[1] for i in range(4)))
     assert len(runs) > 1
+
+
+def test_talk_files_include_others(tmp_path: Path) -> None:
+    (tmp_path / "more").mkdir()
+    (tmp_path / "main.yaml").write_text(
+        "variables: {shop: 小店}\ninclude: [more/thanks.yaml, more/lines.yaml]\n"
+        "segments:\n  - name: a\n    lines: ['欢迎来到{shop}。']\n", encoding="utf-8")
+    (tmp_path / "more" / "thanks.yaml").write_text(
+        "thanks: {gifts: ['{names}的{gifts}收到啦！']}\ncta: [点小黄车。]\n"
+        "replies:\n  - keywords: [链接]\n    reply: 点下方小黄车。\n", encoding="utf-8")
+    (tmp_path / "more" / "lines.yaml").write_text(
+        "variables: {shop: 别的店, city: 杭州}\nsegments:\n  - name: b\n    lines: ['{shop}在{city}。']\n", encoding="utf-8")
+    t = TalkTrack.load(tmp_path / "main.yaml", seed=1)
+    assert [s.name for s in t.segments] == ["a", "b"]
+    assert t.variables == {"shop": "小店", "city": "杭州"}  # the including file's variables win
+    assert [x.text for x in t.thanks["gifts"]] == ["{names}的{gifts}收到啦！"] and len(t.cta_templates) == 1
+    assert t.replies is not None and len(t.replies.rules) == 1
+    assert [t.next(float(i), NOON)[1] for i in range(2)] == ["欢迎来到小店。", "小店在杭州。"]
+    assert [s.name for s in load_segments(tmp_path / "more" / "lines.yaml")] == ["b"]
+    (tmp_path / "loop.yaml").write_text("include: [loop.yaml]\nsegments:\n  - lines: [好]\n", encoding="utf-8")
+    with pytest.raises(TalkTrackError, match="includes itself"):
+        TalkTrack.load(tmp_path / "loop.yaml")
+    with pytest.raises(TalkTrackError, match=r"missing\.yaml: cannot read talk track"):
+        TalkTrack.from_dict({"include": ["missing.yaml"], "segments": [{"lines": ["好"]}]}, "x.yaml", base=tmp_path)
