@@ -40,8 +40,8 @@ MARGIN = 0.15
 MIN_Z = 2.0
 # What anchors a fact to a question beyond the combined score (Choice.anchored): a share of its words, or an
 # embedding z-score this high on its own.
-ANCHOR_WORDS = 0.05
-DENSE_ALONE = 2.5
+ANCHOR_WORDS = 0.02
+DENSE_ALONE = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,9 +125,18 @@ def _value(s: str) -> float | None:
     return float(total + cur)
 
 
+# An open range: "12岁以下", "40摄氏度以上", "3岁以内", "不到5岁".
+_OPEN = re.compile(_NUM + r"\s*(厘米|cm|斤|公斤|kg|度|摄氏度|岁|个月|米)?\s*(以下|以内|之内|及以下|以上|及以上|之上)")
+
+
 def ranges(text: str) -> list[tuple[float, float, str]]:
     """The ranges a fact states: (low, high, unit or '')."""
     out = []
+    for m in _OPEN.finditer(text):
+        v = _value(m.group(1))
+        if v is not None:
+            unit = _UNIT.get((m.group(2) or "").lower(), (m.group(2) or "").lower()).replace("摄氏度", "度")
+            out.append((0.0, v, unit) if m.group(3) in ("以下", "以内", "之内", "及以下") else (v, float("inf"), unit))
     for m in _RANGE.finditer(text):
         lo, hi = _value(m.group(1)), _value(m.group(2))
         if lo is not None and hi is not None and lo < hi:

@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 _TOKEN_OK = re.compile(r"[0-9a-z\u3400-\u9fff]")
 CHAR_MARK = "\x01"
 CHAR_WEIGHT = 0.3
+_ALNUM = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+")
+_LETTERS_OR_DIGITS = re.compile(r"[a-z]+|\d+")
 _CJK_WORD = re.compile(r"[\u3400-\u9fff]+")
 # Words that say nothing about which passage is meant.
 STOPWORDS = frozenset(
@@ -79,6 +81,11 @@ def tokenize(text: str) -> list[str]:
         out.append(t)
         if len(t) > 1 and _CJK_WORD.fullmatch(t):
             out.extend(CHAR_MARK + c for c in t if c not in STOPWORDS)
+        elif _ALNUM.fullmatch(t):
+            # a spec code also as its letters and its number ("spf50" finds "SPF多少", "ipx4" finds "ipx")
+            out.extend(CHAR_MARK + part for part in _LETTERS_OR_DIGITS.findall(t))
+        elif t.isascii() and t.isalpha() and len(t) >= 2:
+            out.append(CHAR_MARK + t)  # …and a bare code word meets it there
     return out
 
 
