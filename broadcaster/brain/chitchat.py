@@ -36,7 +36,7 @@ _WORDS = (
     # thanks and laughter
     "谢谢", "感谢", "多谢", "辛苦", "点赞", "哈哈", "嘿嘿", "笑死", "hhh",
 )
-_EMOJI = "👍👏🎉❤💕💖💗💓😍🥰😘🌹🌸💐✨🙏😄😁😊☺😆🤩🫶💪🍵"
+_EMOJI = "👍👏🎉❤💕💖💗💓😍🥰😘🌹🌸💐✨🙏😄😁😊☺😆🤩🫶💪🍵🔥💯😂🤣🌶🌟⭐🥳🎊😋"
 # 别 negates (别买) except inside a word (特别, 区别, 分别, 性别, 级别 …).
 _NEGATED = r"(?<![不没非勿莫])(?<!(?<![特区分性级告类个差识])别)"
 
@@ -89,6 +89,12 @@ _PROBLEM = re.compile(
     r"坏了|瘪了|破了|漏了|碎了|裂了|受潮|发霉|少发|漏发|发错|错发|少了一|扣款了|扣了钱|付不了|付款失败|拍不了|下不了单|"
     r"失望|不满意|投诉|差评|退不了|没退|急死|着急"
 )
+
+
+def cheer(text: str) -> bool:
+    """A comment of friendly emoji alone ("❤️❤️❤️", "👍", "🌹🌹"): chit-chat, though no word is left in it."""
+    body = re.sub(r"[\s\ufe0f\u200d]+", "", text)
+    return bool(body) and all(c in _EMOJI for c in body)
 
 
 def problem(text: str) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from broadcaster.brain.sentences import split_sentences
 
-_NEG = r"暂不|暂无|暂时不|暂时没有|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
+_NEG = r"暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
 _NEG_RE = re.compile(_NEG)
 _CLAUSE = re.compile(r"[^，,；;。！？!?、]+")
 _CLAUSE_KEEP_LIST = re.compile(r"[^，,；;。！？!?]+")
@@ -66,6 +66,20 @@ _GIFT = re.compile(r"送|赠|福利|礼")
 _CODE = re.compile(r"(?<![a-z0-9])(?=[a-z+\-]*\d)(?=\d*[a-z])[a-z0-9+\-]{2,12}(?![a-z0-9])", re.I)
 
 
+# What the facts require (需/要/请/建议 X, 每…一次): a sentence that says it is not needed goes against them.
+_REQUIRE = re.compile(r"(?<![无不没勿别])(?:需要?|要|请|建议|务必|必须|记得)([\u4e00-\u9fff]{2,8})|每[\u4e00-\u9fff\d]{0,4}([\u4e00-\u9fff]{2,4})一次")
+_NO_NEED = re.compile(r"(?:不用|不需要|无需|无须|不必|没必要|免)(?:再|去|专门|单独|特意)?([\u4e00-\u9fff]{2,6})")
+# A limit on buying the facts state (限购5支, 每人限…), said away ("不限购", "想拍多少拍多少").
+_BUY_LIMIT = re.compile(r"限购|每(?:人|个账号|个ID|单)限|仅限\d|最多(?:买|拍)")
+_NO_LIMIT = re.compile(r"不限购|无限购|没有限购|不限量|随便(?:拍|买)|想(?:拍|买)多少|拍多少都|买多少都")
+# Absolute promises on safety and effect (零刺激, 零副作用, 绝对安全, 百分百有效) and compensation (赔双倍, 假一赔十): said
+# only as the facts say them.
+_ABSOLUTE = re.compile(r"零(?:刺激|添加|副作用|风险|过敏|伤害|负担)|无任何(?:副作用|刺激|风险)|绝对(?:安全|有效|不会|没有|不)|百分百|100%(?:有效|安全|不)|"
+                       r"赔(?:双倍|三倍|十倍|偿双倍)|双倍赔|假一赔|包赔")
+# Serving words that say a region is NOT served (the facts serve it, if at a surcharge).
+_NOT_SERVED = re.compile(r"(?:暂时|暂)?(?:不|不能|没法|无法)(?:发货|发|寄|配送|送)")
+
+
 @dataclass(frozen=True, slots=True)
 class Denial:
     fact: str
@@ -80,17 +94,24 @@ def _segments(text: str) -> list[str]:
     return [t for t in tokenize(text) if not t.startswith("\x01")]
 
 
+# Words a denied predicate's longer phrase holds that name nothing of their own ("不要放在超过40度的车内": 超过).
+_GENERIC = frozenset({"超过", "使用", "进行", "单独", "直接", "需要", "可以", "能够", "以上", "以下", "之后", "之前", "时候", "时间",
+                      "地方", "东西", "情况", "一起", "长期", "经常", "专门", "特别", "任何", "所有", "全部", "部分", "一般", "正常",
+                      "普通", "影响", "范围", "方式", "问题", "要求", "建议", "摄氏", "摄氏度", "厘米", "毫升", "小时", "分钟"})
+
+
 def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
     """The words that name a denied predicate: each listed item whole (fillers off), and of its words those the facts
     only ever say under a negation ("不是防水面料" → 防水, not 面料, which "面料为聚酯纤维" affirms)."""
     out: list[str] = []
     for item in _ITEM_SPLIT.split(predicate):
-        item = _FILLER.sub("", item.strip())
+        item = _FILLER.sub("", re.sub(r"^(?:不|没|无|非)", "", item.strip()))  # "不泛白、不搓泥": each item bare
         if len(item) < 2 or not re.search(r"[\u4e00-\u9fff]", item):
             continue
         out.append(item)
         if len(item) >= 4:
-            out.extend(t for t in _segments(item) if len(t) >= 2 and t not in affirmed and re.search(r"[\u4e00-\u9fff]", t))
+            out.extend(t for t in _segments(item) if len(t) >= 2 and t not in affirmed and t not in _GENERIC
+                       and re.search(r"[\u4e00-\u9fff]", t))
     return tuple(dict.fromkeys(out))
 
 
@@ -130,7 +151,12 @@ class FactClaims:
         self.limited_gifts: list[tuple[str, frozenset[str]]] = []  # (fact, its words)
         self.gift_words: set[str] = set()  # every word of a fact that gives something
         self.codes: set[str] = set()
+        self.surcharged: dict[str, str] = {}  # region → the fact that serves it at an extra charge
+        self.required: dict[str, str] = {}  # a required action's words → the fact
+        self.buy_limit = ""  # the fact that limits how many one may buy
+        self.absolute = ""  # every fact's text, for an absolute promise the facts themselves make
         sentences = [x for fact in facts for x in split_sentences(fact, 200)]
+        self.absolute = "\n".join(sentences)
         # words the facts say outside any negation (a denied predicate's word that is affirmed elsewhere names nothing)
         affirmed: set[str] = set()
         for sentence in sentences:
@@ -146,6 +172,14 @@ class FactClaims:
         if _LIMITING.search(sentence):
             for region in regions_in(sentence):
                 self.limited_regions.setdefault(region, sentence)
+                if re.search(r"加收|另收|需加|要加|补运费", sentence) and not re.search(r"暂不发|不发货|不配送", sentence):
+                    self.surcharged.setdefault(region, sentence)
+        for m in _REQUIRE.finditer(sentence):
+            for t in _segments(m.group(1) or m.group(2) or ""):
+                if len(t) >= 2:
+                    self.required.setdefault(t, sentence)
+        if _BUY_LIMIT.search(sentence) and not self.buy_limit:
+            self.buy_limit = sentence
         if _GIFT.search(sentence):
             words = frozenset(t for t in _segments(sentence) if len(t) >= 2)
             self.gift_words.update(words)
@@ -171,7 +205,21 @@ class FactClaims:
             if code.lower() not in self.codes and re.search(r"[a-z]", code, re.I) and re.search(r"\d", code) \
                     and not re.fullmatch(r"\d+(?:g|kg|ml|mm|cm|m|w|mah|hz|db|v|a|l|k|s|h|min|p|x)", code, re.I):
                 return f"spec {code} not in the facts"
+        m = _ABSOLUTE.search(sentence)
+        if m is not None and m.group(0) not in self.absolute and not _negated_at(sentence, m.start()):
+            return f"an absolute promise the facts do not make: {m.group(0)}"
+        m = _NO_NEED.search(sentence)
+        if m is not None:
+            for t in _segments(m.group(1)):
+                if t in self.required:
+                    return f"{t} said not needed where the facts require it: {self.required[t]}"
+        if self.buy_limit and _NO_LIMIT.search(sentence):
+            return f"no limit where the facts set one: {self.buy_limit}"
         said_regions = _spoken_regions(sentence)
+        for region in said_regions:
+            fact = self.surcharged.get(region)
+            if fact is not None and _NOT_SERVED.search(sentence):
+                return f"{region} said not served where the facts serve it: {fact}"
         for region in said_regions:
             fact = self.limited_regions.get(region)
             if fact is not None:
@@ -218,7 +266,7 @@ def _limited(sentence: str) -> bool:
 
 
 # What a sentence says is given: 送/赠/附赠 and the thing ("还送一根备用充电线").
-_GIVES = re.compile(r"(?:还|再|额外|另外|加|另)?(?:附赠|赠送|加赠|送(?![完到达货出给回去走])|赠(?![完品]))(?:您|你|大家)?(?:[一两二三四五六七八九十\d]+)?[个条只份根张包袋盒件瓶双套枚支罐]?"
+_GIVES = re.compile(r"(?:还|再|额外|另外|加|另)?(?:附赠|赠送|加赠|送(?![完到达货出给回去走])|赠(?![完品])|(?<=[再还])(?:加|给)(?=(?:您|你)?[一两二三\d][个支瓶份盒张条包袋])|另外给)(?:您|你|大家)?(?:[一两二三四五六七八九十\d]+)?[个条只份根张包袋盒件瓶双套枚支罐]?"
                     r"([\u4e00-\u9fff]{2,8})")
 
 

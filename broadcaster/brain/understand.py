@@ -38,6 +38,12 @@ IMPLICIT_WORDS = 0.34  # share of a remark's word weight its answering fact must
 # question is the model's to answer from the facts even when no fact stands out; without one it gets no line.
 _ASKS_GOODS = re.compile(r"买|拍|下单|送|赠|值得|值不值|划算|推荐|适合|好用|好不好|怎么样|咋样|效果|质量|能用|能吃|能喝|能穿|能戴|"
                          r"能洗|能装|能放|[喝吃用穿戴]了|会不会|是不是真|管用|有用|好使|耐用|几年|多少年|保修|保质|味道|颜色|款")
+# A request that the anchor say, repeat or read out words ("跟我说：…", "复读", "说三遍", "你说X我就下单"): an anchor never
+# voices a viewer's words on demand, and nothing true answers such a request.
+_SAY_THIS = re.compile(r"复读|重复(?:一遍|一下|三遍|这句|一次)|跟我(?:说|念|读|喊)|(?:念|读|喊)(?:一下|一遍|三遍|出来)[：:，,\s]|"
+                       r"说(?:一句|三遍|一遍|两遍)|大声说|敢(?:不敢)?说|说出来|倒着(?:念|读|说)|反着(?:念|读|说)|你说[：:]|"
+                       r"你(?:就|先)?说.{1,14}(?:我就|我马上|我立刻|就下单|就买)|说了我就|念了我就|照着念|给我念")
+SILENT_SAY_THIS = "a request to say something"
 SILENT_UNSAFE = "unsafe reading"
 SILENT_NOT_UNDERSTOOD = "not understood"
 SILENT_OFF_TOPIC = "off-topic question"
@@ -56,6 +62,7 @@ class Reading:
     faq: FaqMatch | None
     on_topic: bool
     asks_goods: bool = False  # a question in the words of buying and using goods (for a model to answer)
+    say_this: bool = False  # a request that the anchor say or repeat words
 
     @property
     def answerable(self) -> bool:
@@ -66,6 +73,8 @@ class Reading:
         """Why this comment gets no line ('' when it gets one)."""
         if self.risk is not None and self.risk.flagged:
             return f"{SILENT_UNSAFE} ({self.risk.label} {self.risk.unsafe:.2f})"
+        if self.say_this:
+            return SILENT_SAY_THIS
         if self.answerable or self.friendly or self.problem:
             return ""
         if self.question:
@@ -107,7 +116,8 @@ class Understanding:
     def read_sync(self, text: str, facts: FactIndex, faq: FaqMatch | None, vec: object) -> Reading:
         wanted = frozenset(slots(text))
         risk = self.probe.read(vec) if self.probe is not None and vec is not None else None  # type: ignore[arg-type]
-        if risk is not None and not risk.flagged and risk.unsafe >= HOST_UNSAFE and _HOST.search(text):
+        by_words = self.friendly(text)
+        if risk is not None and not risk.flagged and risk.unsafe >= HOST_UNSAFE and _HOST.search(text) and not by_words:
             # words aimed at the host carry the most harm (harassment, a price "一晚上", threats): a lower bar
             risk = dataclasses.replace(risk, flagged=True)
         choice = facts.choose(text, vec) if len(facts) else None  # type: ignore[arg-type]
@@ -127,7 +137,7 @@ class Understanding:
             or _SHOP_WORDS.search(text) is not None or self._names_product(text)
         # friendly by its words, or by its meaning (the probe's friendly head: "刚下班，赶上了", "从广东来的也买一件"),
         # unless a threat or jeer wraps the praise
-        friendly = self.friendly(text) or (risk is not None and risk.friendly >= FRIENDLY and risk.unsafe < FRIENDLY_UNSAFE
+        friendly = by_words or (risk is not None and risk.friendly >= FRIENDLY and risk.unsafe < FRIENDLY_UNSAFE
                                            and not self.friendly.vetoed(text))
         return Reading(question, wanted, friendly, problem(text), risk, choice, faq, on_topic,
-                       question and _ASKS_GOODS.search(text) is not None)
+                       question and _ASKS_GOODS.search(text) is not None, _SAY_THIS.search(text) is not None)

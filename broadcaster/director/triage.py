@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from broadcaster.brain.chitchat import cheer
 from broadcaster.brain.intent import is_question
 from broadcaster.brain.moderation import Moderator, speakable_name
 from broadcaster.brain.textnorm import clean, normalize, question_key
@@ -33,7 +34,7 @@ from danmaku.event import MILLI_PER_CNY, Event, EventKind
 
 # One character repeated ("啊啊啊啊", "？？？？" is too short): noise. Cheers are chit-chat the anchor acknowledges
 # ("666", "888", "哈哈哈", "来了来了", "2333"): the brain thanks the friendly ones, the queue ranks them last.
-_NOISE_RE = re.compile(r"^(?![\d哈嘿呵hH])(.)\1*$")
+_NOISE_RE = re.compile(r"^(?![\d\u3400-\u9fff])(.)\1*$")
 _CHAT = frozenset({EventKind.COMMENT, EventKind.SUPER_CHAT, EventKind.VOICE})
 SEEN_IDS = 4096  # platform message ids remembered to drop repeats
 SAFE_NAMES = 4096  # names whose verdict is remembered
@@ -211,7 +212,7 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
         priority = cfg.priorities.super_chat + cfg.priorities.per_cny * (max(0, event.value_milli) / MILLI_PER_CNY)
         deadline_s = cfg.deadlines.super_chat
     else:
-        if len(key) < cfg.min_chars:
+        if len(key) < cfg.min_chars and not cheer(event.text):  # "❤️❤️", "👍👍" are chit-chat, not too short
             return _TOO_SHORT
         if _NOISE_RE.match(key):
             return _NOISE
