@@ -162,6 +162,7 @@ class Show:
     def _director(self, cfg: RoomConfig, moderator) -> Director:
         director = Director(cfg.id, cfg.director, moderator)
         director.on_blocked = self._audit_blocked
+        director.on_silent = self._audit_silent
         return director
 
     def _brain(self, cfg: RoomConfig, moderator) -> Brain:
@@ -445,6 +446,9 @@ class Show:
         if heard:
             self.trails = [*self.trails[-49:], trail]
             self._write_audit(trail)
+        elif trail.line.source == LineSource.ANSWER and trail.line.event is not None:
+            # a viewer's comment the room chose to say nothing to (not understood, off-topic, unsafe reading …)
+            self._audit_silent(trail.line.event, self.brain.silence_of(trail.line) or "nothing heard")
 
     def _boundary_wait(self, trail: Trail) -> float:
         if not trail.busy_at_arrival or trail.received is None or trail.on_stage is None:
@@ -465,6 +469,11 @@ class Show:
         log.info("room %s spoke line %d (%s): %s", self.room_id, trail.line.id, source, latencies)
         if self.audit is not None:
             self.audit.write(self.brain.audit_record(trail.line, trail.sentences, **latencies))
+
+    def _audit_silent(self, event: Event, why: str) -> None:
+        if self.audit is not None:
+            self.audit.write({"room": self.room_id, "line_source": "silent", "event": event.to_json(),
+                              "asked": event.text, "text": "", "silent": why})
 
     def _audit_blocked(self, event: Event, verdict: str) -> None:
         if self.audit is not None:

@@ -714,9 +714,13 @@ class Brain:
         g = guard.check(text, before=ans.spoken[-1] if ans.spoken else "")  # a return's condition in the sentence before
         if not g.ok:
             if g.reason.startswith("absolute claim"):
-                # An absolute claim is a sentence of its own to leave out, not a sign the model invents: the
-                # answer goes on without it ("销量第一。回购的老客很多。" → "回购的老客很多。").
+                # An absolute claim is a clause to leave out, not a sign the model invents: the answer goes on without
+                # it ("销量第一。回购的老客很多。" → "回购的老客很多。"; "销量第一，99元到手。" → "99元到手。"), the rest of
+                # the sentence checked again.
                 self._drop(ans, text, f"grounding: {g.reason}")
+                rest = without_absolute_clauses(text)
+                if rest != text and guard.check(rest, before=ans.spoken[-1] if ans.spoken else "").ok:
+                    return self._voiced(ans, rest)
                 return None
             if not ans.spoken:
                 # Nothing of the model's answer said yet: drop the model and answer from the KB instead; the

@@ -26,7 +26,7 @@ from broadcaster import metrics
 from broadcaster.brain.moderation import Moderator
 from broadcaster.director.config import DirectorConfig
 from broadcaster.director.pacing import Pacing
-from broadcaster.director.queue import LineQueue
+from broadcaster.director.queue import Item, LineQueue
 from broadcaster.director.talk import TalkTrack
 from broadcaster.director.thanks import Thanks
 from broadcaster.director.triage import (
@@ -44,7 +44,7 @@ from broadcaster.director.triage import (
 )
 from broadcaster.lines import Line, LineKind, LineSource
 from common.bounded import BoundedDict
-from danmaku.event import Event
+from danmaku.event import Event, EventKind
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 _MODERATION, _RATE_LIMIT, _GIFT_BATCHED, _FOLLOW_BATCHED, _MERGED, _RECENTLY_ANSWERED = (
     Drop.MODERATION, Drop.RATE_LIMIT, Drop.GIFT_BATCHED, Drop.FOLLOW_BATCHED, Drop.MERGED, Drop.RECENTLY_ANSWERED)
 _GUARD, _GIFT, _SUPER_CHAT = LineKind.GUARD, LineKind.GIFT, LineKind.SUPER_CHAT
+_COMMENTS = frozenset({EventKind.COMMENT, EventKind.SUPER_CHAT, EventKind.VOICE})  # a viewer's words
 
 
 class Director:
@@ -65,7 +66,7 @@ class Director:
         self.wall_clock = wall_clock
         self.moderator = moderator
         self.queue = LineQueue(tcfg.queue_max, merge_similarity=tcfg.merge_similarity,
-                               merge_window_s=tcfg.merge_window_s, on_drop=self._drop)
+                               merge_window_s=tcfg.merge_window_s, on_drop=self._drop, on_gone=self._gone)
         self.thanks = Thanks(tcfg)
         self.pacing = Pacing(cfg.talk)
         self.seen_ids: BoundedDict[str, None] = BoundedDict(SEEN_IDS)
@@ -80,6 +81,9 @@ class Director:
         self._wakeup: asyncio.Event | None = None
         # Called with (event, verdict) for every comment moderation blocked: the room writes it to the audit log.
         self.on_blocked: Callable[[Event, str], None] | None = None
+        # Called with (event, why) for every other viewer's comment that gets no line of its own (too short, rate
+        # limited, merged into another, stale …): the room writes that to the audit log too.
+        self.on_silent: Callable[[Event, str], None] | None = None
         self.talk: TalkTrack | None = None
         if cfg.talk.file is not None:
             self.talk = TalkTrack.load(cfg.talk.file, cfg.talk.variables)
@@ -93,6 +97,14 @@ class Director:
         name, child = slot
         self.drops[name] = self.drops.get(name, 0) + n
         child.inc(n)
+
+    def _silent(self, event: Event, why: str) -> None:
+        if self.on_silent is not None:
+            self.on_silent(event, why)
+
+    def _gone(self, item: Item, reason: Drop) -> None:
+        if item.event is not None and item.event.kind in _COMMENTS:
+            self._silent(item.event, reason.value)
 
     def _note(self, event: Event, verdict: str, kind: str) -> None:
         if self._recent.maxlen:
@@ -139,6 +151,8 @@ class Director:
                     self.on_blocked(event, got.verdict)
             elif reason is _RATE_LIMIT:
                 self._note(event, "rate limited", str(event.kind))
+            if reason is not _MODERATION and event.kind in _COMMENTS:
+                self._silent(event, reason.value)
             self._drop(reason)
         elif type(got) is Thank:
             if got.kind is _GUARD:
@@ -151,9 +165,11 @@ class Director:
             if got.kind is not _SUPER_CHAT:
                 if self.queue.merge(got.key, got.name, now):
                     self._drop(_MERGED)
+                    self._silent(event, "merged into a waiting question like it")
                     return
                 if self.queue.recently_answered(got.key, now):
                     self._drop(_RECENTLY_ANSWERED)
+                    self._silent(event, "recently answered")
                     return
             self._push(got, event, now)
 

@@ -60,8 +60,10 @@ class Item:
 
 class LineQueue:
     def __init__(self, maxlen: int, *, merge_similarity: float, merge_window_s: float,
-                 on_drop: Callable[[Drop, int], None] = lambda reason, n: None) -> None:
+                 on_drop: Callable[[Drop, int], None] = lambda reason, n: None,
+                 on_gone: Callable[[Item, Drop], None] = lambda item, reason: None) -> None:
         self.maxlen = maxlen
+        self.on_gone = on_gone  # each queued line dropped (stale, pushed out), for the audit of comments left unanswered
         self.merge_cutoff = merge_similarity * 100.0
         self.merge_window_s = merge_window_s
         self.on_drop = on_drop
@@ -126,8 +128,10 @@ class LineQueue:
             assert worst is not None
             self.on_drop(Drop.QUEUE_FULL, 1)
             if worst.rank() >= item.rank() and worst.priority >= item.priority:
+                self.on_gone(item, Drop.QUEUE_FULL)
                 return False
             self._remove(worst)
+            self.on_gone(worst, Drop.QUEUE_FULL)
         self.items.append(item)
         self._dirty = True
         if item.key and item.source == LineSource.ANSWER and item.kind != LineKind.SUPER_CHAT:
@@ -147,6 +151,7 @@ class LineQueue:
         stale = [it for it in self.items if it.deadline < now]
         for it in stale:
             self._remove(it)
+            self.on_gone(it, Drop.STALE)
         if stale:
             self.on_drop(Drop.STALE, len(stale))
 

@@ -84,8 +84,8 @@ def test_rate_limit_noise_duplicates_and_moderation_are_counted() -> None:
     c.t += 10  # 6/min refills one token in 10 s
     d.offer(ev(c, EventKind.COMMENT, "新的问题是什么呢", "spammer"))
     assert d.drops["rate_limit"] == 4
-    d.offer(ev(c, EventKind.COMMENT, "啊啊啊啊", "x"))
-    d.offer(ev(c, EventKind.COMMENT, "嗯嗯嗯嗯嗯", "x"))
+    d.offer(ev(c, EventKind.COMMENT, "aaaaaa", "x"))
+    d.offer(ev(c, EventKind.COMMENT, "zzzz", "x"))
     assert d.drops["noise"] == 2
     d.offer(ev(c, EventKind.COMMENT, "发货快吗", "y", msg_id="m1"))
     d.offer(ev(c, EventKind.COMMENT, "发货快吗", "y", msg_id="m1"))

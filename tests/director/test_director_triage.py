@@ -48,7 +48,9 @@ def _reason(got: object) -> Drop | None:
     (EventKind.FOLLOW, "", {}, Drop.IGNORED_KIND),  # follows are thanked only when asked to
     (EventKind.COMMENT, "6", {}, Drop.TOO_SHORT),
     (EventKind.COMMENT, "？？", {}, Drop.TOO_SHORT),  # punctuation is not in the key
-    (EventKind.COMMENT, "啊啊啊啊", {}, Drop.NOISE),
+    (EventKind.COMMENT, "aaaaaa", {}, Drop.NOISE),
+    (EventKind.COMMENT, "冲冲冲", {}, None),  # a cheer of one character: chit-chat
+    (EventKind.COMMENT, "❤️❤️❤️", {}, None),  # friendly emoji alone
     (EventKind.COMMENT, "6666666", {}, None),  # a cheer: chit-chat the anchor may acknowledge
     (EventKind.COMMENT, "哈哈哈哈", {}, None),
     (EventKind.COMMENT, "2333", {}, None),
