@@ -51,6 +51,7 @@ class _Room(Protocol):
     def status(self) -> dict[str, Any]: ...
     def say(self, text: str) -> dict[str, Any] | Awaitable[dict[str, Any]]: ...
     def skip(self) -> Any: ...
+    def product(self, action: str, args: dict[str, Any]) -> dict[str, Any] | Awaitable[dict[str, Any]]: ...
     def pause(self) -> Any: ...
     def resume(self) -> Any: ...
     def snapshot_jpeg(self) -> bytes | Awaitable[bytes | None] | None: ...
@@ -380,6 +381,61 @@ def _action(name: str) -> Callable[[web.Request], Awaitable[web.Response]]:
     return view
 
 
+async def _product(request: web.Request, action: str, args: dict[str, Any]) -> web.Response:
+    room = _room(request)
+    try:
+        result = await _maybe_await(room.product(action, args))
+    except ValueError as exc:  # no products, an unknown product or offer, a bad value: said to the operator
+        raise web.HTTPConflict(reason=redact(str(exc))) from None
+    if action != "view":
+        log.info("operator product %s on %s", action, request.match_info["room"],
+                 extra={"room": request.match_info["room"]})
+    return _json(result)
+
+
+async def products_view(request: web.Request) -> web.Response:
+    """The products: the one on screen, the running order, each one's price, stock and offers (with time left)."""
+    return await _product(request, "view", {})
+
+
+async def present_view(request: web.Request) -> web.Response:
+    """{"product": id}: presented from the next line boundary; {"product": "next"} or POST …/products/next: the next
+    product in stock."""
+    data = await _body(request)
+    product = request.match_info.get("product") or data.get("product")
+    if not isinstance(product, str) or not product.strip():
+        raise web.HTTPBadRequest(reason="'product' must be a product id (or \"next\")")
+    if product == "next":
+        return await _product(request, "next", {})
+    return await _product(request, "present", {"product": product.strip()})
+
+
+async def next_product_view(request: web.Request) -> web.Response:
+    await _body(request)
+    return await _product(request, "next", {})
+
+
+def _offer_action(action: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def view(request: web.Request) -> web.Response:
+        await _body(request)
+        return await _product(request, action, {"product": request.match_info["product"],
+                                                "offer": request.match_info["offer"]})
+
+    view.__name__ = f"{action}_view"
+    return view
+
+
+async def stock_view(request: web.Request) -> web.Response:
+    """{"stock": n} (a whole number ≥ 0; 0 stops the product's pitch) or {"stock": null} (not shown)."""
+    data = await _body(request)
+    if "stock" not in data:
+        raise web.HTTPBadRequest(reason="'stock' is missing (a whole number ≥ 0, or null)")
+    stock = data["stock"]
+    if stock is not None and (isinstance(stock, bool) or not isinstance(stock, int) or stock < 0):
+        raise web.HTTPBadRequest(reason="'stock' must be a whole number ≥ 0, or null")
+    return await _product(request, "stock", {"product": request.match_info["product"], "stock": stock})
+
+
 async def snapshot_view(request: web.Request) -> web.Response:
     room = _room(request)
     if inspect.iscoroutinefunction(room.snapshot_jpeg):  # a worker encodes it in its own process
@@ -459,6 +515,13 @@ def create_app(daemon: _Daemon, cfg: AdminConfig, *, token: str | None = None, s
     r.add_post("/api/rooms/{room}/say", say_view)
     for action in ("skip", "pause", "resume"):
         r.add_post(f"/api/rooms/{{room}}/{action}", _action(action))
+    r.add_get("/api/rooms/{room}/products", products_view)
+    r.add_post("/api/rooms/{room}/products/present", present_view)
+    r.add_post("/api/rooms/{room}/products/next", next_product_view)
+    r.add_post("/api/rooms/{room}/products/{product}/present", present_view)
+    r.add_post("/api/rooms/{room}/products/{product}/offers/{offer}/start", _offer_action("start_offer"))
+    r.add_post("/api/rooms/{room}/products/{product}/offers/{offer}/stop", _offer_action("stop_offer"))
+    r.add_post("/api/rooms/{room}/products/{product}/stock", stock_view)
     r.add_post("/api/reload", reload_view)
     return app
 
@@ -473,6 +536,17 @@ PROTECTED_ROUTES: tuple[tuple[str, str], ...] = (
     ("POST", "/api/rooms/{room}/pause"),
     ("POST", "/api/rooms/{room}/resume"),
     ("POST", "/api/reload"),
+)
+
+# The product routes (a products room's; a room without products answers them 409): protected like the above.
+PRODUCT_ROUTES: tuple[tuple[str, str], ...] = (
+    ("GET", "/api/rooms/{room}/products"),
+    ("POST", "/api/rooms/{room}/products/present"),
+    ("POST", "/api/rooms/{room}/products/next"),
+    ("POST", "/api/rooms/{room}/products/{product}/present"),
+    ("POST", "/api/rooms/{room}/products/{product}/offers/{offer}/start"),
+    ("POST", "/api/rooms/{room}/products/{product}/offers/{offer}/stop"),
+    ("POST", "/api/rooms/{room}/products/{product}/stock"),
 )
 
 

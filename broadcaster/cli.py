@@ -90,6 +90,29 @@ def _cmd_capacity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_present(args: argparse.Namespace) -> int:
+    """Exit 0 when the product was taken (it comes on screen at the next line boundary), 1 when refused."""
+    import urllib.parse
+
+    from broadcaster import admin_client
+
+    target = admin_client.resolve_target(args)
+    room = urllib.parse.quote(args.room, safe="")
+    if args.product == "next":
+        result = admin_client.call(target, "POST", f"/api/rooms/{room}/products/next", {})
+    else:
+        result = admin_client.call(target, "POST", f"/api/rooms/{room}/products/present", {"product": args.product})
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        view = result.get("products") or {}
+        names = {p["id"]: p["name"] for p in view.get("products") or []}
+        chosen = result.get("result")
+        print(f"{args.room}: {chosen} ({names.get(chosen, '?')}) comes on screen at the next line boundary; "
+              f"on screen now: {view.get('on_screen') or '-'}")
+    return 0
+
+
 def _share(text: str) -> float:
     value = float(text)
     if not 0 < value <= 1:
@@ -163,6 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
     kb_cli.add_commands(sub)  # kb index | kb query | moderate
     voice_cli.add_commands(sub, texts_for_room=_speakable_texts)  # cache warm
     admin_client.add_commands(sub)  # status | say | reload
+    p = sub.add_parser("present", help="present a product of a running room (at the next line boundary)")
+    admin_client._common(p)  # --config, --admin-url, --token, --json, as status and say take them
+    p.add_argument("room", help="room id")
+    p.add_argument("product", help="product id, or 'next' for the next product in stock")
+    p.set_defaults(func=admin_client._wrap(_cmd_present), command_name="present")
     avatar_cli.add_commands(sub)  # avatar preview
     return parser
 

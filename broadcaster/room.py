@@ -211,6 +211,12 @@ class Room:
     def skip(self) -> int:
         return self.show.skip() if self.show is not None else self.port.interrupt()
 
+    def product(self, action: str, args: dict) -> dict:
+        """An operator's product action (present, next, start_offer, stop_offer, stock, view)."""
+        if self.show is None:
+            raise ValueError(f"room {self.id} has no voice: it presents no products")
+        return self.show.product(action, args)
+
     def pause(self) -> None:
         self.stage.pause()
 
@@ -248,4 +254,5 @@ class Room:
             "sinks": [s.status() for s in self.sinks],
             "sources": show["sources"] if show is not None else [],
             "director": show,
+            "products": show.get("products") if show is not None else None,
         }

@@ -27,6 +27,7 @@ from broadcaster.config import RoomConfig
 from broadcaster.director import Director
 from broadcaster.director.talk import TalkTrack
 from broadcaster.lines import Line, LineSource, Utterance
+from broadcaster.presenter import Presenter
 from broadcaster.stage import StageEvent, StageEventKind
 from common.bounded import BoundedDict
 from danmaku.event import Event
@@ -53,8 +54,7 @@ def speakable_texts(room_cfg: RoomConfig) -> list[str]:
         except (OSError, yaml.YAMLError) as exc:
             log.warning("cannot read FAQ %s: %s", path, exc)
     if talk_cfg.file is not None:
-        talk = TalkTrack.load(talk_cfg.file, talk_cfg.variables)
-        texts += [talk.fill(text) for segment in talk.segments for text in segment.lines]
+        texts += TalkTrack.load(talk_cfg.file, talk_cfg.variables).speakable()
     return list(dict.fromkeys(texts))
 
 
@@ -108,6 +108,8 @@ class Trail:
     boundary_wait: float = 0.0  # the stage was speaking when the comment came: time to that sentence's end
     face_hold: float = 0.0  # the stage held its first sentence's start for its neural face frames
     busy_at_arrival: bool = False  # its comment came while a sentence was being spoken
+    on_screen: str | None = None  # the product presented when it was chosen (a products room)
+    frames: list[int] = dataclasses.field(default_factory=list)  # stage frames it started and ended on
     ended: bool = False  # the stage announced LINE_END
 
     def latencies(self) -> dict[str, float | None]:
@@ -158,6 +160,7 @@ class Show:
         self._warm_task: asyncio.Task | None = None
         self._trim_task: asyncio.Task | None = None
         self.applied = 0  # content reloads swapped in
+        self.presenter = Presenter(self)  # a products room's card, offers and operator actions
 
     def _director(self, cfg: RoomConfig, moderator) -> Director:
         director = Director(cfg.id, cfg.director, moderator)
@@ -172,6 +175,7 @@ class Show:
     async def prepare(self) -> None:
         """What can fail before the room goes on air: the brain (KB index, models, answer cache)."""
         await self.brain.start()
+        await self.presenter.tell_brain(self.brain, self.director.products)
 
     async def start(self) -> None:
         if not self.brain.started:
@@ -179,6 +183,8 @@ class Show:
         self.stage.subscribe(self._on_stage)
         self._open_sources(self.cfg.sources)
         self._tasks.append(asyncio.create_task(self._speaker(), name=f"show-{self.room_id}"))
+        self._tasks.append(asyncio.create_task(self.presenter.run(), name=f"products-{self.room_id}"))
+        self.presenter.restore()  # after a media handover, the product on screen is on the new stage at once
         self._start_asr()
         self._warm_task = asyncio.create_task(self._warm(), name=f"warm-{self.room_id}")
 
@@ -262,6 +268,9 @@ class Show:
 
                 pieces.voice = voice_for_room(cfg)
                 await pieces.voice.start()
+            if pieces.director is not None or pieces.brain is not None:
+                # The brain that will answer learns the products the director will present (and their facts).
+                await self.presenter.tell_brain(pieces.brain or self.brain, (pieces.director or self.director).products)
             if "audit" in changed:
                 pieces.swap_audit = True
                 pieces.audit = await asyncio.to_thread(AuditLog.from_config, cfg.audit, cfg.id)
@@ -296,6 +305,7 @@ class Show:
         if pieces.director is not None:
             _carry_over(self.director, pieces.director)  # now: the old one took chat until this very moment
             self.director = pieces.director
+            self.presenter.refresh()  # its facts may say another price now
         if pieces.brain is not None:
             old_brain, self.brain = self.brain, pieces.brain
         if pieces.voice is not None:
@@ -365,8 +375,13 @@ class Show:
             line = await self.director.next_line(timeout=0.5)
             if line is None:
                 continue
+            if not self.presenter.picked(line):  # it names an offer that has ended
+                self.director.line_done(line)
+                continue
+            products = self.director.products
             trail = Trail(line=line, chosen=time.monotonic(),
-                          received=line.event.received_mono if line.event is not None else None)
+                          received=line.event.received_mono if line.event is not None else None,
+                          on_screen=products.on_screen if products is not None else None)
             if line.event is not None and id(line.event) in self._busy:
                 trail.busy_at_arrival = True
                 del self._busy[id(line.event)]
@@ -422,18 +437,21 @@ class Show:
             await asyncio.sleep(0.02)
 
     def _on_stage(self, event: StageEvent) -> None:
+        self.presenter.on_stage(event)
         trail = self._live.get(event.line.id)
         if event.kind == StageEventKind.START:
             if trail is not None:
                 if trail.on_stage is None:
                     trail.on_stage = time.monotonic()
                     trail.face_hold = event.held / self.cfg.video.fps
+                    trail.frames.append(event.frame)
                 if event.utterance is not None:
                     trail.heard.add(event.utterance.part)
         elif event.kind == StageEventKind.END:
             self._ends.append(time.monotonic())
         elif trail is not None:
             trail.ended = True
+            trail.frames.append(event.frame)
             self._finish(trail)
 
     def _finish(self, trail: Trail) -> None:
@@ -468,7 +486,13 @@ class Show:
         latencies = trail.latencies()
         log.info("room %s spoke line %d (%s): %s", self.room_id, trail.line.id, source, latencies)
         if self.audit is not None:
-            self.audit.write(self.brain.audit_record(trail.line, trail.sentences, **latencies))
+            record = self.brain.audit_record(trail.line, trail.sentences, **latencies)
+            if trail.on_screen is not None:  # a products room: what was on screen, what the line was about
+                record["on_screen"] = trail.on_screen
+                record["product"] = getattr(trail.line, "product", "")
+                record["offer"] = getattr(trail.line, "offer", "")
+                record["frames"] = trail.frames  # [first frame heard, line end]: the recording's frame numbers
+            self.audit.write(record)
 
     def _audit_silent(self, event: Event, why: str) -> None:
         if self.audit is not None:
@@ -489,6 +513,16 @@ class Show:
     def say(self, text: str) -> dict[str, Any]:
         line = self.director.say(text)
         return {"id": line.id, "text": line.text, "source": line.source.value}
+
+    def product(self, action: str, args: dict[str, Any]) -> dict[str, Any]:
+        """An operator's product action (see Presenter.act); ValueError for a mistake, worded for the operator."""
+        return self.presenter.act(action, args)
+
+    def cut_lines(self, doomed) -> None:
+        """Cuts, at the next sentence boundary, every line being produced or played that `doomed(line)` selects."""
+        for trail in list(self._live.values()):
+            if doomed(trail.line):
+                self.stage.interrupt(trail.line)
 
     def recent_chat(self) -> list[dict]:
         return self.director.snapshot().get("recent", [])
@@ -521,11 +555,16 @@ def _carry_over(old: Director, new: Director) -> None:
     """What a new director keeps of the old one, so a reload forgets no chat: the message ids it has seen (a
     replayed or reconnected feed is not answered twice), operator lines waiting, recent chat and drop counts;
     and, when triage settings are unchanged, the queued questions, gift batches and per-user rate buckets.
-    The talk track and its pacing start afresh from the new config."""
+    The talk track's window and the products' state carry over; pacing starts afresh from the new config."""
     # TODO(director owners): a public Director.adopt(old) would keep this next to the state it moves.
     new.seen_ids = old.seen_ids
     new._operator = old._operator
     new._recent.extend(old._recent)
     new.drops = old.drops
     if new.tcfg == old.tcfg:
-        new.queue, new.thanks, new.rates = old.queue, old.thanks, old.rates
+        new.queue, new.rates = old.queue, old.rates
+        new.thanks.gifts, new.thanks.follows = old.thanks.gifts, old.thanks.follows  # it draws from the new track
+    if old.talk is not None and new.talk is not None:
+        new.talk.adopt(old.talk)  # what was said still counts against repeats
+    if old.products is not None and new.products is not None:
+        new.products.adopt(old.products)  # the product on screen, its turn, offers, stock set live

@@ -1,4 +1,5 @@
-"""The stage: what frame n shows and sounds like — utterances back to back on frame boundaries, idle between."""
+"""The stage: what frame n shows and sounds like — utterances back to back on frame boundaries, idle between, and
+the product card on screen."""
 
 from __future__ import annotations
 
@@ -7,12 +8,18 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from broadcaster.lines import Line, Utterance
 from common.bounded import BoundedDict
 from renderer.base import FrameState, Viseme
+
+if TYPE_CHECKING:
+    from renderer.card import Card
+
+_NO_CARD = object()
 
 
 class StageEventKind(StrEnum):
@@ -74,6 +81,10 @@ class Stage:
         self._gate: Callable[[Utterance], bool] | None = None
         self._hold_frames = 0
         self._holding: tuple[int, int] | None = None  # (utterance id, frame its hold began)
+        # The product card: on screen now, the one for the next frame, and those waiting for a line's first frame.
+        self._card: Card | None = None
+        self._card_next: object = _NO_CARD
+        self._card_at: BoundedDict[int, Card | None] = BoundedDict(16)
 
     def set_gate(self, gate: Callable[[Utterance], bool] | None, hold_frames: int) -> None:
         """Lets `gate(utterance)` hold an utterance's start (idle frames meanwhile) for at most `hold_frames`
@@ -82,6 +93,23 @@ class Stage:
             self._gate, self._hold_frames = gate, max(0, hold_frames)
 
     # -- asyncio side ---------------------------------------------------------------------------
+    def show_card(self, card: Card | None, line: Line | None = None) -> None:
+        """Puts `card` on screen (None takes it off): on the first frame of `line`'s first utterance (or the frame
+        its line ends on, should nothing of it play), else on the next frame. A later card for the same line
+        replaces the one waiting."""
+        with self._lock:
+            if line is None:
+                self._card_next = card
+            elif line.id in self._over:
+                self._card_next = card  # that line is already over: nothing to wait for
+            else:
+                self._card_at[line.id] = card
+
+    @property
+    def card(self) -> Card | None:
+        """The card on screen (as of the last frame ticked)."""
+        return self._card
+
     def push(self, utterance: Utterance) -> bool:
         """Queues an utterance; False (and nothing queued) when its line was already ended or cut."""
         with self._lock:
@@ -205,8 +233,12 @@ class Stage:
         events: list[StageEvent] = []
         with self._lock:
             self._last_n = n
+            if self._card_next is not _NO_CARD:
+                self._card, self._card_next = self._card_next, _NO_CARD  # type: ignore[assignment]
             if self._ended:
-                events += [self._line_end(st, n) for st in self._ended]
+                for st in self._ended:
+                    self._card_for_line(st.line.id)
+                    events.append(self._line_end(st, n))
                 self._ended.clear()
             utt = self._current
             if utt is None and self._queue and not self._paused and not self._held(n):
@@ -214,9 +246,10 @@ class Stage:
                 self._started_at = n
                 held = n - self._holding[1] if self._holding is not None and self._holding[0] == utt.id else 0
                 self._holding = None
+                self._card_for_line(utt.line.id)
                 events.append(StageEvent(StageEventKind.START, utt.line, n, n * self.spf, utt, held=held))
             if utt is None:
-                state, audio = FrameState(n=n, fps=self.fps), self._silence
+                state, audio = FrameState(n=n, fps=self.fps, card=self._card), self._silence
             else:
                 k = n - self._started_at
                 lo = k * self.spf
@@ -236,6 +269,7 @@ class Stage:
                     speaking=True,
                     subtitle=utt.text,
                     banner=utt.line.banner,
+                    card=self._card,
                 )
                 if lo + self.spf >= utt.pcm.shape[0]:
                     self._current = None
@@ -252,6 +286,11 @@ class Stage:
             for event in events:
                 self._on_event(event)
         return state, audio
+
+    def _card_for_line(self, line_id: int) -> None:  # under the lock
+        card = self._card_at.pop(line_id, _NO_CARD)
+        if card is not _NO_CARD:
+            self._card = card  # type: ignore[assignment]
 
     def _held(self, n: int) -> bool:  # under the lock
         """Does the gate hold the next utterance's start at frame n? Never longer than hold_frames."""

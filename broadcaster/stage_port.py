@@ -1,8 +1,10 @@
-"""The Show's narrow way to the stage: push, end or cut a line, what remains, stage events, first audible sample."""
+"""The Show's narrow way to the stage: push, end or cut a line, the product card, what remains, stage events, first
+audible sample."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -17,13 +19,15 @@ from renderer.base import Avatar
 
 if TYPE_CHECKING:
     from broadcaster.services.face import FaceLink
+    from renderer.card import Card
 
 log = logging.getLogger(__name__)
 
 
 class StagePort:
-    """The Show's only way to the stage: push, end or cut a line, what remains, stage events, and when the
-    first audible sample of an utterance reached the sinks. Stage events arrive on the event loop."""
+    """The Show's only way to the stage: push, end or cut a line, put up the product card, what remains, stage
+    events, and when the first audible sample of an utterance reached the sinks. Stage events arrive on the event
+    loop."""
 
     def __init__(self, stage: Stage, avatar: Callable[[], Avatar | None], sinks: Callable[[], list[Sink]]):
         self._stage = stage
@@ -61,6 +65,21 @@ class StagePort:
     def end_line(self, line: Line) -> None:
         self._stage.end_line(line)
 
+    def show_card(self, card: Card | None, *, at_line: Line | None = None, offer_left_s: float | None = None) -> None:
+        """Puts a product card on screen (None: none): with `at_line`, on the frame that line's first sentence
+        starts, else on the next frame. `offer_left_s`: its offer's countdown reads zero that many seconds from
+        now (set on the stage's own timeline, frame n / fps, which the countdown digits follow)."""
+        if card is not None:
+            ends_at = None
+            if offer_left_s is not None:
+                ends_at = (self._stage.frame + 1) / self._stage.fps + max(0.0, offer_left_s)
+            card = dataclasses.replace(card, ends_at=ends_at)
+            prepare = getattr(self._avatar(), "prepare_card", None)
+            if prepare is not None and self._loop is not None:
+                # Compose it off the clock thread, so the frame that first shows it is not late.
+                self._loop.run_in_executor(None, prepare, card)
+        self._stage.show_card(card, at_line)
+
     def interrupt(self, line: Line | None = None) -> int:
         """Cuts a line (the one being spoken if None) at the next sentence boundary; returns sentences cut."""
         dropped = self._stage.interrupt_line(line)
@@ -72,6 +91,11 @@ class StagePort:
 
     def remaining_seconds(self) -> float:
         return self._stage.remaining_seconds()
+
+    @property
+    def frame(self) -> int:
+        """The last frame the media clock ticked (frame n of the stream and the recording)."""
+        return self._stage.frame
 
     @property
     def speaking(self) -> bool:

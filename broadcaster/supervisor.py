@@ -425,6 +425,9 @@ class WorkerHandle:
     async def skip(self) -> Any:
         return (await self._call("skip"))[0]
 
+    async def product(self, action: str, args: dict[str, Any]) -> dict[str, Any]:
+        return (await self._call("product", action=action, args=args))[0]
+
     async def pause(self) -> Any:
         return (await self._call("pause"))[0]
 

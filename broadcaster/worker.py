@@ -4,7 +4,7 @@ The daemon (broadcaster/supervisor.py) spawns it with one end of a socketpair (f
 the room's config first; secrets travel only over that socket, never on a command line or in the environment.
 Messages both ways are frames: 8-byte header (JSON length, blob length, big-endian) + UTF-8 JSON + raw bytes
 (a JPEG snapshot, a pickled config from the daemon). The worker pushes `status` twice a second (a heartbeat) and
-answers `apply`, `stop`, `say`, `skip`, `pause`, `resume`, `snapshot`, `recent_chat` and `metrics` by `id`.
+answers `apply`, `stop`, `say`, `skip`, `pause`, `resume`, `product`, `snapshot`, `recent_chat` and `metrics` by `id`.
 It dies with the daemon: PR_SET_PDEATHSIG, and a closed socket ends it too.
 """
 
@@ -209,7 +209,7 @@ class Worker:
             self.send({"op": "reply", "id": rid, "ok": False, "error": one_line(exc), "message": str(exc),
                        "kind": type(exc).__name__})
             return
-        if op in ("apply", "say", "skip", "pause", "resume") and self.live:
+        if op in ("apply", "say", "skip", "pause", "resume", "product") and self.live:
             self.send(self._status())  # what the command changed is in the daemon's view when the reply lands
         self.send({"op": "reply", "id": rid, "ok": True, "result": result}, out)
 
@@ -225,6 +225,8 @@ class Worker:
             return room.say(str(msg.get("text", ""))), b""
         if op in ("skip", "pause", "resume"):
             return getattr(room, op)(), b""
+        if op == "product":
+            return room.product(str(msg.get("action", "")), dict(msg.get("args") or {})), b""
         if op == "recent_chat":
             return room.recent_chat(), b""
         if op == "snapshot":

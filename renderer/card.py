@@ -22,7 +22,7 @@ from renderer.background import read_image, to_bgra
 from renderer.config import CardConfig, parse_colour
 from renderer.errors import AvatarError
 from renderer.layers import Layer, fit_image
-from renderer.text import wrap
+from renderer.text import clip_lines, wrap
 
 log = logging.getLogger(__name__)
 
@@ -262,14 +262,7 @@ class CardOverlay:
 
     def _wrap(self, text: str, size: int, width: int, max_lines: int) -> list[str]:
         font = self.font(size)
-        lines = wrap(text, font, width) or [""]  # type: ignore[arg-type]
-        if len(lines) > max_lines:
-            lines = lines[:max_lines]
-            last = lines[-1]
-            while last and font.getlength(last + "…") > width:
-                last = last[:-1]
-            lines[-1] = last + "…"
-        return lines
+        return clip_lines(wrap(text, font, width) or [""], font, width, max_lines)  # type: ignore[arg-type]
 
     def _metrics(self, row: _Row) -> tuple[int, int]:
         """(ascent, descent) of a row: its runs share one baseline."""

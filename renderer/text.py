@@ -159,6 +159,17 @@ def wrap(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> list[str]
     return lines
 
 
+def clip_lines(lines: list[str], font: ImageFont.FreeTypeFont, max_width: float, max_lines: int) -> list[str]:
+    """At most `max_lines` of wrapped lines, the last one ellipsized (…) to fit when text was left out."""
+    if len(lines) <= max_lines:
+        return lines
+    lines = lines[:max_lines]
+    last = lines[-1]
+    while last and font.getlength(last + "…") > max_width:
+        last = last[:-1]
+    return [*lines[:-1], last + "…"]
+
+
 class TextStyle:
     def __init__(self, colour: str, outline: str | None, box: str | None, size: int):
         self.colour = parse_colour(colour)
@@ -214,12 +225,7 @@ class TextRenderer:
             size = int(size * 0.9)
             font = self.font(size)
             lines = wrap(text, font, inner)
-        if len(lines) > max_lines:
-            lines = lines[:max_lines]
-            last = lines[-1]
-            while last and font.getlength(last + "…") > inner:
-                last = last[:-1]
-            lines[-1] = last + "…"
+        lines = clip_lines(lines, font, inner, max_lines)
         stroke = max(1, size // 14) if style.outline else 0
         asc, desc = font.getmetrics()
         line_h = asc + desc + stroke * 2

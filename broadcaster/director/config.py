@@ -1,4 +1,4 @@
-"""Config of a room's director: triage of chat, the talk track and operator lines."""
+"""Config of a room's director: triage of chat, the talk track, operator lines and the products it presents."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
+from broadcaster.director.products import ProductsConfig
 from common.config import Model
 from danmaku.event import cny_to_milli
 
@@ -120,3 +121,4 @@ class DirectorConfig(Model):
     triage: TriageConfig = TriageConfig()
     talk: TalkConfig = TalkConfig()
     operator: OperatorConfig = OperatorConfig()
+    products: ProductsConfig = ProductsConfig()  # the products it presents, one at a time (director/products.py)

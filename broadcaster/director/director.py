@@ -4,9 +4,10 @@
 the queue merges near-duplicates and keeps the best lines, `Thanks` batches gifts and follows. Every
 event that will not get its own line is counted by reason (metrics DROPS and `snapshot()["drops"]`).
 
-`pick()` / `next_line()` hand out the best line now: operator lines first, then the best of queued
-answers and thanks and the ready gift batch, dropping lines whose deadline has passed; when nothing
-waits and `Pacing` says the stage is idle, a talk-track line.
+`pick()` / `next_line()` hand out the best line now: operator lines first, then (in a products room) the
+first line of a product's turn when a switch is due, then the best of queued answers and thanks and the
+ready gift batch, dropping lines whose deadline has passed; when nothing waits and `Pacing` says the stage
+is idle, a talk-track line (with the product on screen as its Scene: desk.py).
 
 All times come from the injected clock (`fps_clock`), so tests drive hours of chat in milliseconds.
 """
@@ -25,6 +26,7 @@ from typing import Any
 from broadcaster import metrics
 from broadcaster.brain.moderation import Moderator
 from broadcaster.director.config import DirectorConfig
+from broadcaster.director.desk import ProductDesk
 from broadcaster.director.pacing import Pacing
 from broadcaster.director.queue import Item, LineQueue
 from broadcaster.director.talk import TalkTrack
@@ -67,7 +69,6 @@ class Director:
         self.moderator = moderator
         self.queue = LineQueue(tcfg.queue_max, merge_similarity=tcfg.merge_similarity,
                                merge_window_s=tcfg.merge_window_s, on_drop=self._drop, on_gone=self._gone)
-        self.thanks = Thanks(tcfg)
         self.pacing = Pacing(cfg.talk)
         self.seen_ids: BoundedDict[str, None] = BoundedDict(SEEN_IDS)
         self.rates = RateLimiter(tcfg.user_burst, tcfg.user_rate_per_min, tcfg.max_tracked_users)
@@ -84,9 +85,15 @@ class Director:
         # Called with (event, why) for every other viewer's comment that gets no line of its own (too short, rate
         # limited, merged into another, stale …): the room writes that to the audit log too.
         self.on_silent: Callable[[Event, str], None] | None = None
-        self.talk: TalkTrack | None = None
-        if cfg.talk.file is not None:
-            self.talk = TalkTrack.load(cfg.talk.file, cfg.talk.variables)
+        self.talk: TalkTrack | None = TalkTrack.for_room(cfg.talk, room=room, moderator=moderator)
+        self.products: ProductDesk | None = None
+        if cfg.products.items:
+            if self.talk is None:  # the products' own talk, with no room lines between
+                self.talk = TalkTrack([], dict(cfg.talk.variables), window_s=cfg.talk.repeat_window_s,
+                                      seed=cfg.talk.seed, room=room)
+                self.talk.moderator = moderator
+            self.products = ProductDesk(cfg.products, self.talk, clock=fps_clock)
+        self.thanks = Thanks(tcfg, self.talk)
 
     # -- bookkeeping ------------------------------------------------------------------------------------
 
@@ -120,6 +127,10 @@ class Director:
         if self._wakeup is not None:
             self._wakeup.set()
 
+    def wake(self) -> None:
+        """Something outside chat changed what may be said next (the operator switched products): look again."""
+        self._wake()
+
     def _push(self, c: Candidate, event: Event, now: float) -> None:
         if self.queue.push(c, event, now):
             self._wake()
@@ -137,6 +148,8 @@ class Director:
 
     def _offer(self, event: Event) -> None:
         now = self.clock()
+        if self.talk is not None:
+            self.talk.observe(event)  # the viewer count, the last gift: the talk's live slots
         got = triage(event, now, self.tcfg, self.moderator, self.seen_ids, self.rates, self.names, self.queue.has_room,
                      self.withdrawn)
         if type(got) is Withdraw:
@@ -162,6 +175,9 @@ class Director:
         else:
             assert type(got) is Candidate
             self._note(event, "ok", str(got.kind))
+            reply = self.talk.reply(got, event, now) if self.talk is not None else None
+            if reply is not None:  # a keyword or question rule's reply, already checked
+                got = reply
             if got.kind is not _SUPER_CHAT:
                 if self.queue.merge(got.key, got.name, now):
                     self._drop(_MERGED)
@@ -227,6 +243,12 @@ class Director:
             if line.deadline_mono >= now:
                 return line
             self._drop(Drop.STALE)
+        if self.products is not None and self.products.switch(now):
+            # A switch is due: the first line of the new product's turn goes now, at this line boundary.
+            line = self.products.line(now, self.wall_clock().time(), self.tcfg.deadlines.script,
+                                      self.cfg.operator.priority)
+            if line is not None:
+                return line
         self.queue.purge_stale(now)
         best = self.queue.best()
         if self.thanks.gifts_ready(now) and (best is None or best.priority < self.tcfg.priorities.gift):
@@ -240,6 +262,8 @@ class Director:
     def _script(self, now: float) -> Line | None:
         if self.talk is None or self.thanks.open or not self.pacing.script_due(now):
             return None
+        if self.products is not None:
+            return self.products.line(now, self.wall_clock().time(), self.tcfg.deadlines.script)
         got = self.talk.next(now, self.wall_clock().time())
         if got is None:
             return None
@@ -253,6 +277,8 @@ class Director:
         waits = [0.5, *self.thanks.due_in(now)]
         if self.talk is not None:
             waits.append(self.pacing.due_in(now))
+        if self.products is not None:
+            waits.append(self.products.due_in(now))
         return max(0.005, min(waits))
 
     async def next_line(self, timeout: float | None = None) -> Line | None:
@@ -280,7 +306,7 @@ class Director:
     def snapshot(self) -> dict[str, Any]:
         """What the operator console shows: queue, operator lines, recent chat with verdicts, drop counts."""
         now = self.clock()
-        return {
+        snap = {
             "room": self.room,
             "queue": self.queue.rows(now),
             "operator": [line.text for line in self._operator],
@@ -289,3 +315,8 @@ class Director:
             "drops": dict(self.drops),
             "script_outstanding": self.pacing.outstanding,
         }
+        if self.talk is not None:
+            snap["talk"] = self.talk.snapshot(now)
+        if self.products is not None:
+            snap["products"] = self.products.view()
+        return snap
