@@ -140,7 +140,10 @@ class Paraphraser:
         return got
 
     def used(self, scene: Scene | None, item: TalkLine, template: Template, now: float) -> None:
-        self._entry(scene).said.add(template.text)
+        entry = self._entry(scene)
+        if template.text not in entry.said and any(template in ts for ts in entry.templates.values()):
+            entry.said.add(template.text)
+            self._gauges()
 
     def _want(self, scene: Scene | None, item: TalkLine | None, n: int) -> None:
         if scene is None:

@@ -345,6 +345,8 @@ class TalkTrack:
         self._points_segments: dict[str, Segment] = {}
         self._presented = ""
         self._repeat_metric = metrics.TALK_REPEATS.labels(room or "-")
+        self._distinct_metric = metrics.TALK_DISTINCT_HOUR.labels(room or "-")
+        self._window_metric = metrics.TALK_REPEATS_WINDOW.labels(room or "-")
 
     # -- loading ------------------------------------------------------------------------------------
 
@@ -479,6 +481,7 @@ class TalkTrack:
         if d.repeat:
             self.figures.repeats += 1
             self._repeat_metric.inc()
+        self.update_metrics(now)
 
     def _draw(self, item: TalkLine, values: Mapping[str, str | None], now: float, *, fresh_only: bool) -> Drawn | None:
         d = self.drawer.draw(self._templates(item), values, now, fresh_only=fresh_only)
@@ -624,9 +627,9 @@ class TalkTrack:
         return out
 
     def update_metrics(self, now_mono: float) -> None:
-        room = self.room or "-"
-        metrics.TALK_DISTINCT_HOUR.labels(room).set(self.window.distinct_last_hour(now_mono))
-        metrics.TALK_REPEATS_WINDOW.labels(room).set(self.window.repeats_in_window(now_mono))
+        """The window's gauges (after every line: a set over at most an hour of sentences)."""
+        self._distinct_metric.set(self.window.distinct_last_hour(now_mono))
+        self._window_metric.set(self.window.repeats_in_window(now_mono))
 
     def speakable(self) -> list[str]:
         """Sayings of the room's lines to pre-voice (a few per variant; none that need a live slot)."""

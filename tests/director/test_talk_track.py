@@ -288,3 +288,17 @@ def test_talk_files_include_others(tmp_path: Path) -> None:
         TalkTrack.load(tmp_path / "loop.yaml")
     with pytest.raises(TalkTrackError, match=r"missing\.yaml: cannot read talk track"):
         TalkTrack.from_dict({"include": ["missing.yaml"], "segments": [{"lines": ["好"]}]}, "x.yaml", base=tmp_path)
+
+
+def test_the_talk_figures_reach_the_metrics() -> None:
+    from broadcaster import metrics
+
+    t = TalkTrack.from_dict({"segments": [{"name": "s", "lines": ["一句。", "两句。"]}]}, "talk.yaml", room="figs",
+                            seed=1)
+    before = metrics.TALK_REPEATS.labels("figs")._value.get()
+    for i in range(5):
+        t.next(float(i), NOON)
+    assert metrics.TALK_DISTINCT_HOUR.labels("figs")._value.get() == 2
+    assert metrics.TALK_REPEATS.labels("figs")._value.get() == before + 3
+    assert metrics.TALK_REPEATS_WINDOW.labels("figs")._value.get() == 3
+    assert t.snapshot(5.0)["repeats_in_window"] == 3 and t.snapshot(700.0)["repeats_in_window"] == 0
