@@ -29,8 +29,9 @@ from rapidfuzz import fuzz
 
 from broadcaster.brain.guard import GroundingGuard
 from broadcaster.brain.textnorm import normalize, question_key
+from broadcaster.director.talk import parse_variants
 from broadcaster.director.triage import Candidate
-from broadcaster.director.variants import Template, TemplateError, split_sentences
+from broadcaster.director.variants import Template, split_sentences
 from broadcaster.lines import LineKind, LineSource
 
 if TYPE_CHECKING:
@@ -87,22 +88,16 @@ class Replies:
         rules: list[Rule] = []
         for i, r in enumerate(raw):
             at = f"{where}[{i}]"
-            if not isinstance(r, dict):
-                raise RulesError(f"{at}: expected a mapping with keywords or questions, and reply")
-            unknown = set(r) - {"keywords", "questions", "reply", "product"}
-            if unknown:
-                raise RulesError(f"{at}: unknown key(s) {sorted(unknown)}")
+            if not isinstance(r, dict) or set(r) - {"keywords", "questions", "reply", "product"}:
+                raise RulesError(f"{at}: expected a mapping of keywords or questions, reply, and product "
+                                 f"(got {sorted(r) if isinstance(r, dict) else type(r).__name__})")
             words = _texts(r.get("keywords"), f"{at}.keywords")
             questions = _texts(r.get("questions"), f"{at}.questions")
             if not words and not questions:
                 raise RulesError(f"{at}: expected keywords or questions (a non-empty list of texts)")
-            reply = r.get("reply")
-            items = reply if isinstance(reply, list) else [reply]
-            if not items or not all(isinstance(x, str) and x.strip() for x in items):
-                raise RulesError(f"{at}.reply: expected a text or a non-empty list of texts")
             try:
-                templates = tuple(Template.parse(x.strip(), f"{at}.reply") for x in items)
-            except TemplateError as exc:
+                templates = parse_variants(r.get("reply"), f"{at}.reply")
+            except ValueError as exc:  # TalkTrackError
                 raise RulesError(str(exc)) from None
             rules.append(Rule(tuple(normalize(w) for w in words), tuple(question_key(q) for q in questions),
                               templates, str(r.get("product") or ""), at))
