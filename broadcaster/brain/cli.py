@@ -123,6 +123,7 @@ def cmd_query(args: argparse.Namespace) -> int:
                                  or explain_terms(kb.bm25, query, h.passage.id)] for h in hits},
         "sentences": [{"text": s, "answers_slot": [w for w in wanted if evidence(w, s)]}
                       for s in split_sentences(answer)],
+        "facts": _fact_explain(kb, args.text),
     }
     if args.json:
         out = {
@@ -152,33 +153,50 @@ def cmd_query(args: argparse.Namespace) -> int:
         for s in explain["sentences"]:
             why = f"answers {', '.join(s['answers_slot'])}" if s["answers_slot"] else "shares words with the question"
             print(f"  chosen: {s['text']}  ({why})")
+        f = explain["facts"]
+        print(f"facts (embedding {f['embeddings']}): {'answers' if f['confident'] else 'no fact answers'} — {f['why']}")
+        for r in f["ranked"]:
+            print(f"  z {r['z']:5.2f}  dense z {r['dense_z']:5.2f}  words {r['words']:.2f}  {r['fact'][:70]}")
     print(f"answer without LLM: {answer or '(none: no relevant passage; the room would use a fallback line)'}")
     if source:
         print(f"from: {source}")
     return 0
 
 
+def _fact_explain(kb: Any, question: str) -> dict[str, Any]:
+    """The facts' reading of a question (brain/facts.py): each fact's combined z-score, embedding z, word share, and
+    whether the best leads the next by the margin."""
+    emb = kb.embed
+    vec = emb.query_sync([question]) if emb is not None and emb.available else None
+    c = kb.facts.choose(question, vec[0] if vec is not None else None)
+    return {"embeddings": (emb.backend.name if emb is not None and emb.available else "none: words only"),
+            "confident": c.confident, "anchored": c.anchored, "margin": round(c.margin, 3), "why": c.why,
+            "fact": c.fact.text if c.fact else None, "also": c.also.text if c.also else None,
+            "ranked": [{"fact": f.text, "z": round(z, 3), "dense_z": round(dz, 3), "words": round(w, 3)}
+                       for f, z, dz, w in c.ranked]}
+
+
 def cmd_moderate(args: argparse.Namespace) -> int:
-    """The room's verdict on a text as a comment, as a user name and as an answer sentence; 1 when blocked."""
-    from broadcaster.brain.chitchat import Friendly
+    """The room's verdict on a text as a comment, as a user name and as an answer sentence, and the line the comment
+    would get (or why none), through the room's own director triage and brain with no model; 1 when blocked."""
+    import asyncio
+
     from broadcaster.brain.guard import absolute_claim
     from broadcaster.brain.moderation import moderator_from_config
 
     room = _room(args)
     moderator = moderator_from_config(room.moderation)
-    v = moderator.check(args.text)
+    v = moderator.check_comment(args.text)
     claim = absolute_claim(args.text) if room.brain.guard.absolute_claims else ""
-    friendly = room.brain.chit_chat == "all" or Friendly(room.brain.friendly_words)(args.text)
     hits = [{"word": w, "rule": h, "found": s} for w, h, s in zip(v.matched, v.how, v.spans, strict=True)]
+    line = asyncio.run(_would_say(room, moderator, args.text)) if v.ok else {"said": [], "why": "blocked by moderation"}
     if args.json:
         print(json.dumps({"text": args.text, "ok": v.ok, "hits": hits, "action": v.action if not v.ok else "",
-                          "absolute_claim": claim, "chit_chat_line": v.ok and friendly}, ensure_ascii=False))
+                          "absolute_claim": claim, "line": line["said"], "why": line["why"],
+                          "reading": line.get("reading")}, ensure_ascii=False))
         return 0 if v.ok else 1
     if v.ok:
         print("ok: a comment, a user name or an answer sentence with this text passes moderation")
-        print("  as a comment the shop has no answer for: " + (
-            "thanked with a chit-chat line" if friendly else
-            "not answered (not friendly: brain.chit_chat, brain.friendly_words)"))
     else:
         print("blocked:")
         for h in hits:
@@ -189,4 +207,42 @@ def cmd_moderate(args: argparse.Namespace) -> int:
     if claim:
         print(f"as an answer sentence it is withheld by the guard: absolute claim {claim!r} "
               "(brain.guard.absolute_claims)")
+    if v.ok:
+        r = line.get("reading") or {}
+        if r:
+            print(f"reading: question={r['question']} slots={','.join(r['slots']) or '-'} friendly={r['friendly']} "
+                  f"problem={r['problem']} on_topic={r['on_topic']} unsafe={r['unsafe']} ({r['unsafe_class']})")
+            print(f"  fact: {r['fact']!r} ({'answers' if r['fact_confident'] else 'no answer'}: {r['fact_why']})")
+        if line["said"]:
+            print("the comment would get: " + "".join(line["said"]) + (f"  [{line['why']}]" if line["why"] else ""))
+        else:
+            print(f"the comment would get no line: {line['why']}")
     return 0 if v.ok else 1
+
+
+async def _would_say(room: Any, moderator: Any, text: str) -> dict[str, Any]:
+    """What the room would say to a comment, through its director's triage and its brain with no model."""
+    from broadcaster.brain import Brain
+    from broadcaster.director import Director
+    from danmaku.event import Event, EventKind, User
+
+    brain_cfg = room.brain.model_copy(update={"llm": room.brain.llm.model_copy(update={"backend": "none"}),
+                                              "cache": room.brain.cache.model_copy(update={"enabled": False})})
+    brain = Brain(room.id, brain_cfg, room.moderation, moderator=moderator)
+    director = Director(room.id, room.director, moderator)
+    silent: list[str] = []
+    director.on_silent = lambda event, why: silent.append(why)
+    await brain.start()
+    try:
+        director.offer(Event("cli", room.id, EventKind.COMMENT, User("viewer", "观众"), text, received_mono=time.monotonic()))
+        line = director.pick()
+        while line is not None and line.event is None:  # the talk track's own lines
+            line = director.pick()
+        if line is None:
+            return {"said": [], "why": silent[0] if silent else "no line picked"}
+        said = [s.text for s in [s async for s in brain.answer(line)]]
+        reading = brain.reading_of(line)
+        why = brain.silence_of(line) if not said else ""
+        return {"said": said, "why": why, "reading": reading.describe() if reading else None}
+    finally:
+        await brain.close()

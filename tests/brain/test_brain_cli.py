@@ -70,9 +70,16 @@ def test_moderate_prints_the_verdict_and_the_rule(tea_config: Path, capsys) -> N
     assert _run(["moderate", "-c", str(tea_config), "tea", "销量第一的茶"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ok") and "absolute claim '第一'" in out
-    assert "not answered (not friendly" in out  # a remark the KB has nothing for, and not friendly
+    assert _run(["moderate", "-c", str(tea_config), "tea", "我家楼下在修路"]) == 0
+    out = capsys.readouterr().out
+    # what the room would say, through its own director and brain: a remark it does not understand gets nothing
+    assert "the comment would get no line: not understood" in out
     assert _run(["moderate", "-c", str(tea_config), "tea", "主播讲得真好", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["chit_chat_line"] is True
+    res = json.loads(capsys.readouterr().out)
+    assert res["line"] and res["reading"]["friendly"] is True
+    assert _run(["moderate", "-c", str(tea_config), "tea", "茶叶保质期多久"]) == 0
+    out = capsys.readouterr().out
+    assert "the comment would get: " in out and "18个月" in out and "slots=shelf_life" in out
 
 
 def test_kb_query_explain_says_why(tea_config: Path, capsys) -> None:
