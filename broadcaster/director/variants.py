@@ -32,6 +32,7 @@ _BRACE = re.compile(r"\{([^{}]*)\}")
 _SLOT_NAME = re.compile(r"^[\w.]+$")
 _ENDERS = "。！？!?；;…～~\n"
 _NOT_KEY = re.compile(r"[^\w{}]")
+_WILD = r"([^，,。！？!?；;…～~\n]+?)"  # a slot's value as said: no clause or sentence mark inside
 MAX_COMBOS = 4096  # alternatives enumerated at most per template (capacity, exhaustive search)
 
 
@@ -285,7 +286,7 @@ class Masker:
             for p in t.parts:
                 v = values.get(p.slot) if p.slot else None
                 if p.slot and (p.slot in DYNAMIC or v is None):
-                    rx.append("(.+?)")
+                    rx.append(_WILD)
                     slots.append(p.slot)
                 elif p.slot:
                     rx.append(re.escape(v or ""))
@@ -297,26 +298,28 @@ class Masker:
         out: list[str] = []
         pos = 0
         while pos < len(text):
-            best: tuple[int, str] | None = None
+            best: tuple[int, int, str] | None = None
             for rx, slots in self._patterns:
                 m = rx.match(text, pos)
                 if m is None or m.end() == pos:
                     continue
                 if m.end() < len(text) and text[m.end() - 1] not in _ENDERS:
                     continue  # a template ends where a sentence does
-                if best is None or m.end() > best[0]:
+                # the longest match; of those, the one whose slots took least (the more specific template)
+                literal = (m.end() - pos) - sum(m.end(i) - m.start(i) for i in range(1, len(slots) + 1))
+                if best is None or (m.end(), literal) > best[:2]:
                     masked = text[pos : m.end()]
                     for i in range(len(slots), 0, -1):
                         a, b = m.span(i)
                         masked = masked[: a - pos] + "{" + slots[i - 1] + "}" + masked[b - pos :]
-                    best = (m.end(), masked)
+                    best = (m.end(), literal, masked)
             if best is None:
                 first = split_sentences(text[pos:])
                 end = text.find(first[0], pos) + len(first[0]) if first else len(text)
                 out.append(text[pos:end])
                 pos = end
             else:
-                pos, masked = best
+                pos, _, masked = best
                 out.append(masked)
         return "".join(out)
 

@@ -101,3 +101,10 @@ def test_masker_reads_said_texts_back_with_slots_masked() -> None:
     assert m.keys("这款保温杯很好。") == ["这款保温杯很好"]
     # what no template says counts as said
     assert m.keys("你好呀。谢谢阿喵送的花！") == ["你好呀", "谢谢{names}送的{gifts}"]
+
+
+def test_masker_prefers_the_specific_template_over_a_slot_that_swallows_words() -> None:
+    plain = Template.parse("谢谢{names}送的{gifts}！")
+    m = Masker([plain, THANKS], {})
+    assert m.keys("谢谢小红送的花，太暖心了！") == ["谢谢{names}送的{gifts}太暖心了"]
+    assert m.keys("谢谢小红送的花！") == ["谢谢{names}送的{gifts}"]
