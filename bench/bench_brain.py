@@ -5,7 +5,10 @@ Each figure is printed beside a baseline measured in the same run on the same da
   naive similar-question lookup (difflib over every cached question, as a simple bot would do);
 - retrieval: BM25 with an inverted index (numpy postings) against brute-force BM25 that scores
   every passage in Python (what rank_bm25's get_scores does);
-- triage: Director.offer on a mixed flood, against the floor of just normalizing each text.
+- triage: Director.offer on a mixed flood, against the floor of just normalizing each text;
+- embeddings (brain.embed, the bundled e5): one viewer's comment embedded on the room's embedding thread, p50/p99,
+  idle and while a real 1280x720@25 room runs (`virtual-anchor run`, a worker process, recording), the room's late
+  frames over that time, and the embedding thread's CPU per comment (its share of a core at a comment rate).
 Budgets (ARCHITECTURE/issue): cache-hit p99 ≤ 5 ms, retrieval p95 ≤ 20 ms, triage ≥ 10k events/s.
 
 Run: .venv/bin/python bench/bench_brain.py [--quick]
@@ -231,11 +234,91 @@ def bench_moderation(n: int) -> None:
         print(f"  {name:<14} {n / dt:10.0f} checks/s  ({dt / n * 1e6:.1f} µs/check)")
 
 
+def _comments(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    asks = ["多少钱", "包邮吗", "能用多久", "有什么颜色", "什么时候发货", "能退吗", "怎么用", "适合我吗", "有赠品吗", "哪里产的"]
+    return [f"{rng.choice(NOUNS)}{rng.choice(ADJS)}{rng.choice(asks)}{i}" for i in range(n)]  # unique: never cached
+
+
+def _embed_run(emb, texts: list[str]) -> tuple[list[float], float]:
+    """Wall time of each uncached query embedding on the embedding thread, and that thread's CPU seconds in all."""
+    from broadcaster.brain.embed import _pool
+
+    def one(t: str) -> tuple[float, float]:
+        c0, w0 = time.thread_time(), time.perf_counter()
+        emb.query_sync([t])
+        return time.perf_counter() - w0, time.thread_time() - c0
+
+    walls, cpu = [], 0.0
+    for t in texts:
+        w, c = _pool().submit(one, t).result()
+        walls.append(w)
+        cpu += c
+    return walls, cpu
+
+
+def bench_embedding(n: int, seconds: float) -> None:
+    import signal
+    import subprocess
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import bench_rooms as br
+
+    from broadcaster.brain.embed import BundledE5, Embeddings
+
+    emb = Embeddings(BundledE5(), room="bench")
+    if not emb.load_sync():
+        print(f"embeddings: bundled model unavailable here ({emb.reason})")
+        return
+    _embed_run(emb, _comments(20, 0))  # warm
+    idle, idle_cpu = _embed_run(emb, _comments(n, 1))
+    tmp = Path(tempfile.mkdtemp(prefix="bench-embed-"))
+    port = br.free_port()
+    cfg = br.write_config(tmp / "config.yaml", "process", 1, port, 1280, 720)
+    log = (tmp / "daemon.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "broadcaster.cli", "run", "-c", str(cfg)], cwd=ROOT,
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        br.wait_on_air(port, 1, proc)
+        time.sleep(5)
+        s0 = br.api_rooms(port)
+        w0 = time.monotonic()
+        busy, busy_cpu = [], 0.0
+        while time.monotonic() - w0 < seconds:
+            walls, cpu = _embed_run(emb, _comments(n // 4 or 1, int(time.monotonic() * 1000)))
+            busy += walls
+            busy_cpu += cpu
+            time.sleep(0.2)  # a comment rate a busy room sees, not a tight loop
+        s1 = br.api_rooms(port)
+        wall = time.monotonic() - w0
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    frames = sum(r["frames"] for r in s1 or []) - sum(r["frames"] for r in s0 or [])
+    late = sum(r.get("late_frames", 0) for r in s1 or []) - sum(r.get("late_frames", 0) for r in s0 or [])
+    per_cpu = busy_cpu / max(1, len(busy))
+    print(f"embedding one comment (bundled e5, one thread): idle p50 {pct(idle, 50) * 1e3:.1f} ms, "
+          f"p99 {pct(idle, 99) * 1e3:.1f} ms; while a 720p25 room runs p50 {pct(busy, 50) * 1e3:.1f} ms, "
+          f"p99 {pct(busy, 99) * 1e3:.1f} ms ({pct(busy, 50) / max(pct(idle, 50), 1e-9):.2f}x idle)")
+    print(f"  the embedding thread's CPU: {per_cpu * 1e3:.1f} ms a comment (idle {idle_cpu / n * 1e3:.1f} ms): "
+          f"{per_cpu * 5 * 100:.1f}% of a core at 5 comments/s, {per_cpu * 20 * 100:.1f}% at 20/s; "
+          f"{len(busy)} comments over {wall:.0f} s beside the room: {late} of {frames} frames late")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller runs (CI smoke)")
+    ap.add_argument("--embed-only", action="store_true", help="only the embeddings figure")
     args = ap.parse_args()
     q = args.quick
+    if args.embed_only:
+        bench_embedding(40 if q else 200, 10 if q else 30)
+        return
     bench_triage(20_000 if q else 100_000)
     print()
     bench_moderation(2_000 if q else 10_000)
@@ -243,6 +326,8 @@ def main() -> None:
     bench_retrieval(2_000 if q else 10_000, 200 if q else 1_000)
     print()
     asyncio.run(bench_cache(1_000 if q else 5_000, 200 if q else 2_000))
+    print()
+    bench_embedding(40 if q else 200, 10 if q else 30)
 
 
 if __name__ == "__main__":

@@ -102,9 +102,11 @@ _NUM = r"(\d+(?:\.\d+)?|[零一二两三四五六七八九十百]+)"
 _RANGE = re.compile(_NUM + r"\s*(?:厘米|cm|斤|公斤|kg|度|岁|个月|米)?\s*(?:到|至|-|~|～|—|－)\s*" + _NUM
                     + r"\s*(厘米|cm|斤|公斤|kg|度|岁|个月|米)?", re.I)
 _HEIGHT = re.compile(r"(?:一|1)\s*米\s*([一二三四五六七八九\d])\s*([一二三四五六七八九\d])?")
-_GIVEN = re.compile(_NUM + r"\s*(厘米|cm|斤|公斤|kg|度|岁|个月)?", re.I)
+# (a count with its classifier, 十支 or 3瓶, is a count of that thing: it fits no range of ages or heights)
+_GIVEN = re.compile(_NUM + r"\s*(厘米|cm|斤|公斤|kg|度|岁|个月|[个支瓶盒袋罐件包片条双套张只台份箱])?", re.I)
 _CN = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _UNIT = {"cm": "厘米", "kg": "公斤", "米": "厘米"}
+_COUNTS = frozenset("个支瓶盒袋罐件包片条双套张只台份箱")
 
 
 def _value(s: str) -> float | None:
@@ -163,13 +165,14 @@ def given(text: str) -> list[tuple[float, str]]:
 
 def inside(figs: Sequence[tuple[float, str]], spans: Sequence[tuple[float, float, str]]) -> int:
     """How many of the viewer's figures fall inside a fact's ranges (a bare figure fits a range of any unit)."""
-    return sum(any(lo <= v <= hi and (not u or not unit or u == unit) for lo, hi, unit in spans) for v, u in figs)
+    return sum(any(lo <= v <= hi and (u == unit or (not u and bool(unit)) or (not unit and u not in _COUNTS))
+                   for lo, hi, unit in spans) for v, u in figs)
 
 
 # "Where" asks for a place: of the facts that answer, the one that names one ("哪里发货的" → 从深圳仓发货, not the regions
 # it does not ship to).
 _WHERE = re.compile(r"哪里|哪儿|哪个地方|什么地方|啥地方|从哪|哪个仓|哪个城市|哪个省|在哪|哪发|哪产|哪的")
-_PLACE = re.compile(r"[\u4e00-\u9fff](?:仓|省|市|县|区|镇|基地|工厂|厂)(?![\u4e00-\u9fff]{0,1}费)|产自|产地|来自|原产|发自|从[\u4e00-\u9fff]{2,6}发")
+_PLACE = re.compile(r"[\u4e00-\u9fff](?:仓|省|市|县|(?<!地)区|镇|基地|工厂|厂)(?![\u4e00-\u9fff]{0,1}费)|产自|产地|来自|原产|发自|从[\u4e00-\u9fff]{2,6}发")
 
 
 def _z(x: np.ndarray) -> np.ndarray:
