@@ -11,7 +11,7 @@
             ≥ --join-s between speech). Their spread, against the same room with a fixed director.talk.gap_s.
 3. breath   The built-in avatar idle at 1280x720 (no sway, so only breathing moves the body), encoded to H.264
             and decoded again; each breath is read off the decoded frames (the outfit's vertical centre of mass,
-            troughs). Their spread, against breath_jitter 0 in the same run.
+            rising through its running mean). Their spread, against breath_jitter 0 in the same run.
 
 Prints the figures and writes them as JSON (--out). Outside the suite: the suite runs five minutes of part 1
 (tests/director/test_talk_demo.py) and the pure-function checks of parts 2 and 3.
@@ -139,11 +139,14 @@ def _breaths(jitter: float, seconds: float, out: Path) -> list[float]:
             img = frame.to_ndarray(format="bgr24").astype(np.float32)
             weight = np.clip(1 - np.linalg.norm(img - outfit, axis=2) / 60, 0, 1)
             ys.append(float((weight * rows).sum() / max(weight.sum(), 1e-6)))
-    y = np.convolve(np.array(ys) - np.mean(ys), np.ones(15) / 15, mode="same")
-    half = fps  # a breath's trough is the lowest point within a second each side
-    troughs = [i for i in range(half, len(y) - half) if y[i] == y[i - half : i + half + 1].min()]
-    troughs = [b for a, b in itertools.pairwise([-10 * fps, *troughs]) if b - a > fps]  # plateaus: once
-    return [(b - a) / fps for a, b in itertools.pairwise(troughs)]
+    # The body's height less its 10 s average, smoothed over half a second: a breath starts where it rises
+    # through zero (interpolated between frames); the edges, where the average is one-sided, are left out.
+    y = np.array(ys)
+    trend = np.convolve(y, np.ones(10 * fps) / (10 * fps), mode="same")
+    z = np.convolve(y - trend, np.ones(13) / 13, mode="same")[5 * fps : -5 * fps]
+    rising = [i + z[i] / (z[i] - z[i + 1]) for i in range(len(z) - 1) if z[i] < 0 <= z[i + 1]]
+    starts = [b for a, b in itertools.pairwise([-1e9, *rising]) if b - a > fps]  # a wobble at a crossing: once
+    return [(b - a) / fps for a, b in itertools.pairwise(starts)]
 
 
 def breath(seconds: float, out: Path) -> dict[str, Any]:
