@@ -387,6 +387,9 @@ class CardOverlay:
             log.warning("product card: %s; drawn without its picture", exc)
             self._images[key] = None
             return None
+        opaque = np.nonzero(bgra[..., 3] > 8)
+        if opaque[0].size:  # a picture drawn with room around it: the product itself fills the square
+            bgra = bgra[opaque[0].min() : opaque[0].max() + 1, opaque[1].min() : opaque[1].max() + 1]
         fitted = fit_image(bgra, side, side, "contain").astype(np.float32)
         a = fitted[..., 3:4] / 255.0
         plate = np.array(self._plate[::-1], np.float32)

@@ -277,3 +277,31 @@ def _static_region(overlay, card: Card) -> tuple[slice, slice]:
 
 def _reference(avatar, card: Card, n: int) -> np.ndarray:
     return avatar.render(FrameState(n=n, fps=FPS, card=card))
+
+
+async def test_a_reload_that_edits_a_price_keeps_the_product_on_screen_and_updates_its_card(tmp_path: Path) -> None:
+    from broadcaster.config import parse_config
+    from tests.support.media import CardAvatar
+
+    products = _products(tmp_path)
+
+    def config() -> RoomConfig:
+        return parse_config({"rooms": [{"id": "shop", "video": {"width": 160, "height": 96, "fps": FPS},
+                                        "director": {"products": products}}]}).rooms[0]
+
+    first = config()
+    room = Room(first, avatar=CardAvatar(160, 96))
+    await room.start()
+    try:
+        desk = room.show.director.products
+        await _until(lambda: room.stage.card is not None and room.stage.card.product == "cup", 30, "the cup's card")
+        assert room.stage.card.price == "169元"
+        room.product("stock", {"product": "towel", "stock": 4})
+        (tmp_path / "cup" / "facts.md").write_text(FACTS["cup"].replace("169元", "159元"), encoding="utf-8")
+        assert await room.apply(config()) == ["director"]
+        assert room.show.director.products is not desk  # a new desk, built from the edited facts ...
+        new = room.show.director.products
+        assert new.on_screen == "cup" and new.items["towel"].stock == 4  # ... keeping what was decided live
+        await _until(lambda: room.stage.card.price == "159元", 10, "the card to show the edited price")
+    finally:
+        await room.stop()
