@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from broadcaster.brain.sentences import split_sentences
@@ -266,7 +266,7 @@ def _limited(sentence: str) -> bool:
 
 
 # What a sentence says is given: 送/赠/附赠 and the thing ("还送一根备用充电线").
-_GIVES = re.compile(r"(?:还|再|额外|另外|加|另)?(?:附赠|赠送|加赠|送(?![完到达货出给回去走])|赠(?![完品])|(?<=[再还])(?:加|给)(?=(?:您|你)?[一两二三\d][个支瓶份盒张条包袋])|另外给)(?:您|你|大家)?(?:[一两二三四五六七八九十\d]+)?[个条只份根张包袋盒件瓶双套枚支罐]?"
+_GIVES = re.compile(r"(?:还|再|额外|另外|加|另)?(?:附赠|赠送|加赠|送(?![完到达货出给回去走礼人]|长辈|朋友|老人|父母|爸妈|女友|男友|对象|闺蜜|同事|客户|领导|家人|孩子|老师)|赠(?![完品])|(?<=[再还])(?:加|给)(?=(?:您|你)?[一两二三\d][个支瓶份盒张条包袋])|另外给)(?:您|你|大家)?(?:[一两二三四五六七八九十\d]+)?[个条只份根张包袋盒件瓶双套枚支罐]?"
                     r"([\u4e00-\u9fff]{2,8})")
 
 
@@ -279,7 +279,11 @@ def _find(sentence: str, key: str) -> int:
     return sentence.find(key)
 
 
-@functools.lru_cache(maxsize=8)
-def fact_claims(facts: Sequence[str]) -> FactClaims:
-    """FactClaims for a knowledge base's passages (cached per KB version: its passages' texts)."""
+def fact_claims(facts: Iterable[str]) -> FactClaims:
+    """FactClaims for a set of facts, cached per set (a product's facts read once, not per guard)."""
+    return _fact_claims(tuple(facts))
+
+
+@functools.lru_cache(maxsize=32)
+def _fact_claims(facts: tuple[str, ...]) -> FactClaims:
     return FactClaims(facts)

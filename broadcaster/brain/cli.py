@@ -166,9 +166,12 @@ def cmd_query(args: argparse.Namespace) -> int:
 def _fact_explain(kb: Any, question: str) -> dict[str, Any]:
     """The facts' reading of a question (brain/facts.py): each fact's combined z-score, embedding z, word share, and
     whether the best leads the next by the margin."""
+    from broadcaster.brain.intent import retrieval_query
+
     emb = kb.embed
-    vec = emb.query_sync([question]) if emb is not None and emb.available else None
-    c = kb.facts.choose(question, vec[0] if vec is not None else None)
+    asked = retrieval_query(question)
+    vecs = emb.query_sync([question] if asked == question else [question, asked]) if emb is not None and emb.available else None
+    c = kb.facts.choose(question, vecs)  # as the room reads it (understand.Understanding.read)
     return {"embeddings": (emb.backend.name if emb is not None and emb.available else "none: words only"),
             "confident": c.confident, "anchored": c.anchored, "margin": round(c.margin, 3), "why": c.why,
             "fact": c.fact.text if c.fact else None, "also": c.also.text if c.also else None,

@@ -141,6 +141,8 @@ class Brain:
         self._friendly = Friendly(cfg.friendly_words)
         self.understanding = Understanding(self.embeddings, self._friendly)
         self._probe: RiskProbe | None = None
+        self._kb_chars_cache: frozenset[str] = frozenset()
+        self._kb_chars_of = ""
         self._readings: BoundedDict[int, Reading] = BoundedDict(256)
         self._silences: BoundedDict[int, str] = BoundedDict(256)
 
@@ -523,6 +525,18 @@ class Brain:
         finally:
             await stream.aclose()
 
+    @property
+    def llm_backend(self) -> Backend | None:
+        """The room's model (None without one), for whoever else writes with it (the talk track's paraphrases)."""
+        return self.backend
+
+    def talk_guard(self, facts: Sequence[str], allowed: Sequence[str] = ()) -> GroundingGuard:
+        """A guard with the room's brain.guard settings for lines written ahead of time (paraphrases, keyword replies):
+        figures grounded in `facts` and `allowed`, claims held against `facts`."""
+        g = self.cfg.guard
+        return GroundingGuard([*facts, *allowed], self._rules(), grounding=g.grounding, promises=g.promises,
+                              absolute_claims=g.absolute_claims, extra_promises=g.extra_promises, facts=facts)
+
     def _guard(self, allowed: Sequence[str], question: str = "", facts: Sequence[str] = ()) -> GroundingGuard:
         g = self.cfg.guard
         return GroundingGuard(allowed, self._rules(), grounding=g.grounding, promises=g.promises,
@@ -719,7 +733,7 @@ class Brain:
                 # the sentence checked again.
                 self._drop(ans, text, f"grounding: {g.reason}")
                 rest = without_absolute_clauses(text)
-                if rest != text and guard.check(rest, before=ans.spoken[-1] if ans.spoken else "").ok:
+                if rest != text and self._in_the_facts(rest) and guard.check(rest, before=ans.spoken[-1] if ans.spoken else "").ok:
                     return self._voiced(ans, rest)
                 return None
             if not ans.spoken:
@@ -733,6 +747,21 @@ class Brain:
             ans.held = text  # its end may begin a listed word: wait for the next sentence
             return None
         return self._voiced(ans, text)
+
+    def _in_the_facts(self, text: str) -> bool:
+        """Whether what is left of a sentence says the facts' own words (most of its characters are in them): the rest
+        of a sentence that lost an absolute claim is voiced only then ("销量第一，99元到手" → "99元到手", but not
+        "最正宗的，别家都是假的" → "别家都是假的")."""
+        chars = [c for c in text if "\u4e00" <= c <= "\u9fff"]
+        known = self._kb_chars
+        return bool(chars) and sum(c in known for c in chars) / len(chars) >= 0.8
+
+    @property
+    def _kb_chars(self) -> frozenset[str]:
+        if self._kb_chars_of != self.kb.version:
+            self._kb_chars_cache = frozenset("".join(p.text for p in self.kb.passages))
+            self._kb_chars_of = self.kb.version
+        return self._kb_chars_cache
 
     def _voiced(self, ans: _Answer, text: str) -> Sentence | None:
         """A model sentence the guard passed, through moderation (its verdicts say both checks passed)."""

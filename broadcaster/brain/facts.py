@@ -208,7 +208,9 @@ class FactIndex:
         regions = [r for r in regions_in(question) if r not in question]
         for hit in self._words.search(f"{question} {' '.join(regions)}" if regions else question, k=n):
             words[int(hit.passage.id)] = hit.match
-        dense = self.vectors @ qvec if self.vectors is not None and qvec is not None else None
+        # one query vector, or several readings of the question (its words, and its words with its slot's): their mean
+        # similarity, a reading of what is asked less tied to one wording
+        dense = (self.vectors @ np.atleast_2d(qvec).T).mean(axis=1) if self.vectors is not None and qvec is not None else None
         wanted, units = slots(question), asked_units(question)
         slot = np.array([float(any(evidence(s, f.text) for s in wanted)) for f in self.facts]) if wanted else np.zeros(n)
         unit = np.array([float(states_unit(units, f.text)) for f in self.facts]) if units else np.zeros(n)
@@ -225,7 +227,9 @@ class FactIndex:
         second = next((int(i) for i in order[1:] if self.facts[int(i)].text != self.facts[best].text), None)
         margin = float(combined[best] - combined[second]) if second is not None else float(combined[best])
         top = float(combined[best])
-        confident = margin >= MARGIN and top >= MIN_Z
+        # a question naming a slot is answered only by a fact that carries what the slot asks (分期 is not answered by
+        # the invoice fact, whatever its score)
+        confident = margin >= MARGIN and top >= MIN_Z and (not wanted or bool(slot[best]))
         also = None
         if not confident and second is not None and top >= MIN_Z:
             third = next((int(i) for i in order[1:] if int(i) != second

@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from broadcaster.brain.claims import FactClaims
+from broadcaster.brain.claims import FactClaims, fact_claims
 from broadcaster.brain.textnorm import dense, is_cjk_char, normalize
 from broadcaster.brain.wordlists import (
     ABSOLUTE_CLAIMS,
@@ -112,7 +112,7 @@ _UNITS: list[tuple[str, str, float]] = [
     ("个小时", "分钟", 60), ("小时", "分钟", 60), ("钟头", "分钟", 60), ("分钟", "分钟", 1), ("秒钟", "秒", 1), ("秒", "秒", 1),
     ("个工作日", "天", 1), ("工作日", "天", 1), ("天", "天", 1), ("个星期", "天", 7), ("星期", "天", 7), ("周", "天", 7),
     ("个月", "月", 1), ("月", "月", 1), ("年", "月", 12), ("岁", "岁", 1),
-    ("毫克", "克", 0.001), ("千克", "克", 1000), ("公斤", "克", 1000), ("kg", "克", 1000), ("斤", "克", 500), ("克", "克", 1),
+    ("毫克", "克", 0.001), ("千克", "克", 1000), ("公斤", "克", 1000), ("kg", "克", 1000), ("斤", "克", 500), ("两", "克", 50), ("克", "克", 1),
     ("g", "克", 1), ("毫升", "毫升", 1), ("ml", "毫升", 1), ("升", "毫升", 1000), ("l", "毫升", 1000),
     ("毫米", "毫米", 1), ("mm", "毫米", 1), ("厘米", "毫米", 10), ("cm", "毫米", 10), ("公里", "毫米", 1e6), ("米", "毫米", 1000),
     ("英寸", "寸", 1), ("寸", "寸", 1), ("瓦", "瓦", 1), ("w", "瓦", 1), ("度", "度", 1), ("℃", "度", 1), ("°c", "度", 1),
@@ -637,7 +637,9 @@ class GroundingGuard:
         self._echo_len = k = echo_len(question)
         self._echo = {q[i : i + k] for i in range(len(q) - k + 1) if q[i : i + k] not in known} if k else set()
         self._return_units = [u for t in self.texts for u in return_units(t)]
-        self._claims = claims  # what the facts deny and limit (claims.py): a promise without digits against them
+        # what the facts deny and limit (claims.py): a promise without digits against them; read from `facts` when the
+        # caller has no prepared reading (a talk line's paraphrase, a keyword reply), cached per set of facts
+        self._claims = claims if claims is not None else (fact_claims(facts) if facts else None)
 
     def check(self, sentence: str, before: str = "") -> GuardVerdict:
         """One sentence's verdict; `before` is the answer's sentence said just before it (a return's condition or

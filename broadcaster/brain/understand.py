@@ -18,10 +18,12 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from broadcaster.brain.chitchat import Friendly, problem
 from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.facts import MIN_Z, Choice, FactIndex
-from broadcaster.brain.intent import FaqMatch, is_question, slots
+from broadcaster.brain.intent import FaqMatch, is_question, retrieval_query, slots
 from broadcaster.brain.risk import RiskProbe, RiskReading
 
 # Words that put a question on the shop's ground whatever else it asks: the product, an order, the shop, the show.
@@ -109,18 +111,23 @@ class Understanding:
         return len(self._product & set(text)) >= 2
 
     async def read(self, text: str, facts: FactIndex, faq: FaqMatch | None) -> Reading:
-        vec = await self.embeddings.query([text]) if self.embeddings.available else None
-        v = vec[0] if vec is not None else None
-        return self.read_sync(text, facts, faq, v)
+        """The reading of one comment: the embedding of its words (for the probe and the facts) and, when it names a
+        slot, of its words with the slot's ("拍了多久能发出来" + 发货 快递) for the facts too."""
+        asked = retrieval_query(text)
+        texts = [text] if asked == text else [text, asked]
+        vecs = await self.embeddings.query(texts) if self.embeddings.available else None
+        return self.read_sync(text, facts, faq, vecs)
 
-    def read_sync(self, text: str, facts: FactIndex, faq: FaqMatch | None, vec: object) -> Reading:
+    def read_sync(self, text: str, facts: FactIndex, faq: FaqMatch | None, vecs: np.ndarray | None) -> Reading:
+        """`vecs`: the comment's embedding, and optionally a second row for its words with its slot's (see read)."""
         wanted = frozenset(slots(text))
-        risk = self.probe.read(vec) if self.probe is not None and vec is not None else None  # type: ignore[arg-type]
+        vec = None if vecs is None else np.atleast_2d(vecs)[0]
+        risk = self.probe.read(vec) if self.probe is not None and vec is not None else None
         by_words = self.friendly(text)
         if risk is not None and not risk.flagged and risk.unsafe >= HOST_UNSAFE and _HOST.search(text) and not by_words:
             # words aimed at the host carry the most harm (harassment, a price "一晚上", threats): a lower bar
             risk = dataclasses.replace(risk, flagged=True)
-        choice = facts.choose(text, vec) if len(facts) else None  # type: ignore[arg-type]
+        choice = facts.choose(text, vecs) if len(facts) else None
         # A question by its form or its slot; or a remark a fact plainly answers, in its own words ("丢了一只" → the
         # replacement fact, "续航" → the battery life): live chat asks by naming the thing.
         words = choice.ranked[0][3] if choice is not None and choice.ranked else 0.0
