@@ -7,7 +7,9 @@ product card and a running countdown, against the same room without a card, in t
 Both sides see bench_spine's schedule (a 3 s sentence every 4 s, subtitle and banner, idle between); the card side
 also has a card on screen from the first frame (picture, name, price, offer with its countdown, stock), whose digits
 change every second. Paced runs alternate which side goes first; the figure is the median of the per-pair ratios of
-process CPU (card / no card). Then the render alone (the clock thread's avatar.render_next), unpaced, interleaved in
+process CPU (card / no card). Then both rooms on air at once (the card room's media clock thread CPU over the
+other's, in the same seconds: a neighbour's burst lands on both, which alternating runs on a shared host cannot
+promise). Then the render alone (the clock thread's avatar.render_next), unpaced, interleaved in
 blocks: ms per frame each side, and how many card compositions happened (one per card, never per frame).
 """
 
@@ -73,6 +75,56 @@ def run_room(seconds: float, video: VideoConfig, audio: AudioConfig, out: Path, 
     return {"frames": clock.frames, "late": clock.late_frames, "wall": wall, "cpu": cpu, "clock_cpu": clock_cpu,
             "composed": composed}
 
+def run_side_by_side(seconds: float, video: VideoConfig, audio: AudioConfig, out: Path, card: Card,
+                     card_first: bool) -> float:
+    """Both rooms on air at once, paced, in this process: the CPU of the card room's media clock thread (render +
+    encode) over the no-card room's, in the same seconds (so a neighbour's burst lands on both). `card_first`:
+    which room is built and started first (alternated by the caller: the two are not quite alike)."""
+    rooms = []
+    for i, c in enumerate((card, None) if card_first else (None, card)):
+        avatar = build_avatar(AvatarConfig(), video.width, video.height, video.fps)
+        if c is not None:
+            avatar.prepare_card(c)
+        stage = CardStage(video.fps, audio.sample_rate, c)
+        encoder = TimedEncoder(video, audio)
+        sink = RecordSink("bench", RecordOutput(type="record", path=out.with_suffix(f".{i}.flv")), encoder, 0)
+        rooms.append((MediaClock(f"bench{i}", stage, avatar, encoder, [sink], paced=True), sink))
+    for clock, sink in rooms:
+        sink.start()
+        clock.start()
+    time.sleep(1.0)  # both warm
+    t0 = [thread_cpu(clock._thread.native_id) for clock, _ in rooms]
+    time.sleep(seconds)
+    spent = [thread_cpu(clock._thread.native_id) - t for (clock, _), t in zip(rooms, t0, strict=True)]
+    for clock, sink in rooms:
+        clock.stop()
+        clock.join()
+        sink.close()
+    return spent[0] / spent[1] if card_first else spent[1] / spent[0]
+
+
+def encoded_bytes(video: VideoConfig, audio: AudioConfig, frames: int) -> dict[bool, tuple[int, int]]:
+    """(keyframe bytes, other frames' bytes) of the same schedule encoded with and without the card: what the
+    encoder is given to do for the card's pixels, without a clock (x264 on one thread is deterministic)."""
+    from broadcaster.output.encoder import Encoder
+
+    out = {}
+    for with_card in (False, True):
+        card = demo_card(3600.0) if with_card else None
+        avatar = build_avatar(AvatarConfig(), video.width, video.height, video.fps)
+        stage = CardStage(video.fps, audio.sample_rate, card)
+        encoder = Encoder(video, audio)
+        key = other = 0
+        for n in range(frames):
+            state, pcm = stage.tick(n)
+            for pkt in encoder.encode(n, avatar.render(state), pcm):
+                if pkt.video:
+                    key, other = (key + len(pkt.data), other) if pkt.keyframe else (key, other + len(pkt.data))
+        encoder.flush()
+        out[with_card] = (key, other)
+    return out
+
+
 def render_cost(video: VideoConfig, frames: int, blocks: int) -> tuple[float, float, int]:
     """ms per frame of render_next without and with the card (interleaved blocks, same schedule), compositions."""
     sides = {}
@@ -129,6 +181,14 @@ def main() -> None:
               f"card compositions {mine['composed']}")
     print(f"median CPU ratio card/no card over {args.repeat} alternating pairs: {statistics.median(ratios):.3f} "
           f"(clock thread alone {statistics.median(clock_ratios):.3f}); budget ≤ 1.02")
+    side = [run_side_by_side(args.seconds, video, audio, tmp / f"s{i}", demo_card(args.seconds + 60.0), i % 2 == 1)
+            for i in range(args.repeat)]
+    print(f"side by side (both rooms on air at once, media clock thread CPU card/no card): "
+          f"{' '.join(f'{r:.3f}' for r in side)}; median {statistics.median(side):.3f}")
+    sizes = encoded_bytes(video, audio, 10 * video.fps)
+    (k0, p0), (k1, p1) = sizes[False], sizes[True]
+    print(f"encoded 10 s: keyframes {k0 / 1e3:.0f} kB without the card, {k1 / 1e3:.0f} kB with it "
+          f"({100 * (k1 / k0 - 1):+.1f}%); other frames {p0 / 1e3:.0f} kB, {p1 / 1e3:.0f} kB ({100 * (p1 / p0 - 1):+.1f}%)")
     plain, card_ms, composed = render_cost(video, args.render_frames, args.render_blocks)
     print(f"render_next alone: {plain:.3f} ms/frame without a card, {card_ms:.3f} ms/frame with it "
           f"(+{card_ms - plain:.3f} ms, ratio {card_ms / plain:.3f}); {composed} composition(s) in "

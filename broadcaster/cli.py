@@ -27,8 +27,34 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     ensure_writable(config, args.config)  # every folder it will write, tried: all that fail are printed
+    for room in config.rooms:
+        try:
+            problems = _talk_warnings(room)
+        except ValueError as exc:  # a product the room could not present (a figure its facts do not state …)
+            print(f"config error: {args.config}: rooms[{room.id}]: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
+        for problem in problems:
+            print(f"warning: room {room.id}: {problem}", file=sys.stderr)
     sys.stdout.write(dump_redacted(config))
     return 0
+
+
+def _talk_warnings(room) -> list[str]:
+    """What the room's talk lacks for its repeat window; with products, with each product's lines in the loop (the
+    products are loaded as the room loads them, so a product it could not present is a ValueError here)."""
+    from broadcaster.director.talk import TalkTrack, material_warnings
+
+    talk = room.director.talk
+    if not room.director.products.items:
+        return material_warnings(talk)
+    import time
+
+    from broadcaster.director.desk import ProductDesk
+
+    track = TalkTrack.for_room(talk, room=room.id, warn=False) or TalkTrack(
+        [], dict(talk.variables), window_s=talk.repeat_window_s, room=room.id)
+    desk = ProductDesk(room.director.products, track, clock=time.monotonic, where=f"rooms[{room.id}].director.products")
+    return list(dict.fromkeys(w for scene in desk.scenes() for w in track.material(talk, scene).warnings))
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

@@ -66,11 +66,11 @@ class Presenter:
                      line.offer)
             return False
         self.flush_offer_events()  # a switch may have started the new product's offers
-        if line.presents and line.product:
+        if line.presents and desk.on_screen is not None:
             brain = self.show.brain
             if isinstance(brain, ProductAware):
-                brain.present(line.product)
-            self.refresh(line.product, line)
+                brain.present(desk.on_screen)
+            self.refresh(desk.on_screen, line)
         return True
 
     def on_stage(self, event: StageEvent) -> None:

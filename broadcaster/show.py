@@ -161,6 +161,7 @@ class Show:
         self._trim_task: asyncio.Task | None = None
         self.applied = 0  # content reloads swapped in
         self.presenter = Presenter(self)  # a products room's card, offers and operator actions
+        self._paraphraser: tuple[Any, Any] | None = None  # (Paraphraser, its LLM backend) when enabled
 
     def _director(self, cfg: RoomConfig, moderator) -> Director:
         director = Director(cfg.id, cfg.director, moderator)
@@ -185,6 +186,7 @@ class Show:
         self._tasks.append(asyncio.create_task(self._speaker(), name=f"show-{self.room_id}"))
         self._tasks.append(asyncio.create_task(self.presenter.run(), name=f"products-{self.room_id}"))
         self.presenter.restore()  # after a media handover, the product on screen is on the new stage at once
+        self._attach_paraphraser()
         self._start_asr()
         self._warm_task = asyncio.create_task(self._warm(), name=f"warm-{self.room_id}")
 
@@ -224,6 +226,7 @@ class Show:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.gather(*(s.stop() for s in self.sources), return_exceptions=True)
+        await self._close_paraphraser()
         if self.voice_input is not None:
             await self.voice_input.close()
         pending, self._pending = self._pending, None
@@ -313,6 +316,9 @@ class Show:
         if pieces.swap_audit:
             old_audit, self.audit = self.audit, pieces.audit
         self.cfg = cfg
+        if pieces.director is not None or pieces.brain is not None:  # a new track, or another LLM
+            await self._close_paraphraser()
+            self._attach_paraphraser()
         if "sources" in changed:
             # New connectors first, old ones after: duplicates of the overlap are dropped by message id
             # (the director's seen ids carry over).
@@ -343,6 +349,33 @@ class Show:
             self._trim_task = asyncio.create_task(_give_back_freed_memory(), name=f"trim-{self.room_id}")
         if pieces.done is not None and not pieces.done.done():
             pieces.done.set_result(changed)
+
+    def _attach_paraphraser(self) -> None:
+        """With director.talk.paraphrase enabled and brain.llm set: paraphrases of the talk, written ahead in the
+        background (director/paraphrase.py), pre-voiced by the room's voice; never waited for on air."""
+        pcfg, talk = self.cfg.director.talk.paraphrase, self.director.talk
+        if not pcfg.enabled or talk is None:
+            return
+        from broadcaster.brain.llm import build_backend
+        from broadcaster.director.paraphrase import Paraphraser
+
+        backend = build_backend(self.cfg.brain.llm)
+        if backend is None:
+            log.warning("room %s: director.talk.paraphrase is enabled but brain.llm has no backend: no paraphrases",
+                        self.room_id)
+            return
+        paraphraser = Paraphraser(backend, self.director.moderator, pcfg, room=self.room_id,
+                                  prevoice=self.voice.warm, static_values=talk.variables)
+        talk.attach_paraphraser(paraphraser)
+        paraphraser.start()
+        self._paraphraser = (paraphraser, backend)
+
+    async def _close_paraphraser(self) -> None:
+        got, self._paraphraser = self._paraphraser, None
+        if got is not None:
+            paraphraser, backend = got
+            await paraphraser.close()
+            await backend.close()
 
     # -- chat in ----------------------------------------------------------------------------------
     async def _pump(self, source) -> None:

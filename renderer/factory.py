@@ -247,7 +247,7 @@ def _neural_figure(
     assert cfg.source is not None
     still = cfg.idle.model_copy(update={"sway_px": 0.0, "sway_deg": 0.0, "breath": 0.0, "speak_nod": 0.0})
     cfg = cfg.model_copy(update={"idle": still})
-    prepared = prepare(cfg.source.expanduser(), cache_dir, max_seconds=cfg.source_seconds)
+    prepared = prepare(cfg.source.expanduser(), cache_dir, max_seconds=cfg.source_seconds, idle=cfg.idle)
     photo = fallback_photo(prepared, cache_dir)
     portrait = PortraitFigure(photo, None, box, width, height, cfg, cache_dir=cache_dir)
     return NeuralAvatar(prepared, portrait, fps), cfg

@@ -24,8 +24,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from broadcaster.director.products import (
     LiveProduct,
     OfferConfig,
@@ -46,7 +44,7 @@ from broadcaster.director.talk import (
     TalkTrack,
     TalkTrackError,
     left_text,
-    parse_segments,
+    load_segments,
     parse_variants,
 )
 from broadcaster.director.triage import TriagedLine
@@ -61,8 +59,8 @@ LINE_LEAD_S = 10.0  # how long the last line that names an offer may take (see P
 @dataclass(frozen=True, slots=True)
 class ProductLine(TriagedLine):
     """A script line of a products room: `product` is the product it is about ("" for the room's own lines),
-    `offer` the offer it names (cut at that offer's end), `presents` the first line of a product's turn (its card
-    goes on screen with this line's first sentence)."""
+    `offer` the offer it names (cut at that offer's end), `presents` the first line of the turn of the product now
+    on screen (its card goes up with this line's first sentence; at the start that may be the room's opening)."""
 
     product: str = ""
     offer: str = ""
@@ -81,16 +79,6 @@ class _Product:
     offers: dict[str, OfferConfig] = field(default_factory=dict)
 
 
-def _strings(node: Any) -> list[str]:
-    if isinstance(node, str):
-        return [node]
-    if isinstance(node, dict):
-        return [s for v in node.values() for s in _strings(v)]
-    if isinstance(node, list):
-        return [s for v in node for s in _strings(v)]
-    return []
-
-
 def load_product(p: ProductConfig, where: str) -> _Product:
     """Reads a product's facts (price, offer prices) and talk; ProductsError naming `where` (or the file) when
     they cannot be used, or when a line says a figure its facts do not state."""
@@ -107,16 +95,10 @@ def load_product(p: ProductConfig, where: str) -> _Product:
     segments: list[Segment] = []
     if p.talk is not None:
         try:
-            data = yaml.safe_load(p.talk.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise ProductsError(f"{p.talk}: cannot read the talk of {p.id!r}: {exc}") from None
-        if not isinstance(data, dict) or set(data) - {"segments"}:
-            raise ProductsError(f"{p.talk}: expected a mapping with a non-empty 'segments' list (and nothing else)")
-        try:
-            segments = parse_segments(data.get("segments"), str(p.talk))
+            segments = load_segments(p.talk)  # its segments and those of the files it includes
         except TalkTrackError as exc:
-            raise ProductsError(str(exc)) from None
-        said += [(f"{p.talk}", t) for t in _strings(data["segments"])]
+            raise ProductsError(f"{where}.talk: {exc}") from None
+        said += [(item.where, t.text) for seg in segments for item in seg.items for t in item.variants]
     all_facts = "\n".join(facts)
     for at, text in said:
         bad = unstated_figures(text, all_facts)
@@ -175,6 +157,20 @@ class ProductDesk:
                                      "stock": str(p.stock) if p.stock is not None else None}
         return Scene(product=pid, name=p.cfg.name, values=values, facts=p.facts, facts_version=p.facts_version,
                      segments=p.segments if p.stock != 0 else (), offer=offer)
+
+    def scenes(self) -> list[Scene]:
+        """Each product as the talk track would see it on screen (for the material its window needs)."""
+        saved = self.on_screen
+        try:
+            out = []
+            for pid in self.order:
+                self.on_screen = pid
+                scene = self.scene()
+                assert scene is not None
+                out.append(scene)
+            return out
+        finally:
+            self.on_screen = saved
 
     def changed(self) -> None:
         """Something the scene shows changed (a switch, an offer, stock): the talk track sees it now (its calls to
@@ -361,8 +357,7 @@ class ProductDesk:
                 offer, deadline = o.name, min(deadline, self.running.get((scene.product, o.name), deadline))
         return ProductLine(text=text, source=LineSource.SCRIPT, priority=priority if presents else 0,
                            deadline_mono=deadline, created_mono=now, kind=LineKind.SCRIPT, segment=segment,
-                           product=product or (scene.product if presents and scene is not None else ""),
-                           offer=offer, presents=presents)
+                           product=product, offer=offer, presents=presents)
 
     # -- console, reloads ---------------------------------------------------------------------------------
     def view(self) -> dict[str, Any]:

@@ -85,14 +85,17 @@ class Director:
         # Called with (event, why) for every other viewer's comment that gets no line of its own (too short, rate
         # limited, merged into another, stale …): the room writes that to the audit log too.
         self.on_silent: Callable[[Event, str], None] | None = None
-        self.talk: TalkTrack | None = TalkTrack.for_room(cfg.talk, room=room, moderator=moderator)
+        products = bool(cfg.products.items)
+        # A products room says how much material its track has with each product's own lines in the loop.
+        self.talk: TalkTrack | None = TalkTrack.for_room(cfg.talk, room=room, moderator=moderator, warn=not products)
         self.products: ProductDesk | None = None
-        if cfg.products.items:
+        if products:
             if self.talk is None:  # the products' own talk, with no room lines between
                 self.talk = TalkTrack([], dict(cfg.talk.variables), window_s=cfg.talk.repeat_window_s,
                                       seed=cfg.talk.seed, room=room)
                 self.talk.moderator = moderator
             self.products = ProductDesk(cfg.products, self.talk, clock=fps_clock)
+            self.talk.log_material(cfg.talk, self.products.scenes())
         self.thanks = Thanks(tcfg, self.talk)
 
     # -- bookkeeping ------------------------------------------------------------------------------------
@@ -175,9 +178,6 @@ class Director:
         else:
             assert type(got) is Candidate
             self._note(event, "ok", str(got.kind))
-            reply = self.talk.reply(got, event, now) if self.talk is not None else None
-            if reply is not None:  # a keyword or question rule's reply, already checked
-                got = reply
             if got.kind is not _SUPER_CHAT:
                 if self.queue.merge(got.key, got.name, now):
                     self._drop(_MERGED)
@@ -187,7 +187,9 @@ class Director:
                     self._drop(_RECENTLY_ANSWERED)
                     self._silent(event, "recently answered")
                     return
-            self._push(got, event, now)
+            # A keyword or question rule's reply (already checked), drawn only for a comment that will be queued.
+            reply = self.talk.reply(got, event, now) if self.talk is not None else None
+            self._push(reply if reply is not None else got, event, now)
 
     def _withdraw(self, ids: tuple[str, ...]) -> None:
         """The platform deleted these super chats: a queued one is dropped, a later copy is never queued."""

@@ -305,3 +305,27 @@ async def test_a_reload_that_edits_a_price_keeps_the_product_on_screen_and_updat
         await _until(lambda: room.stage.card.price == "159元", 10, "the card to show the edited price")
     finally:
         await room.stop()
+
+
+async def test_a_products_rooms_talk_gets_paraphrases_written_ahead_and_closed_with_the_room(tmp_path: Path) -> None:
+    """The show starts the talk's paraphraser over brain.llm (here a loopback OpenAI-compatible fake) and closes it."""
+    from tests.brain.llm_fakes import FakeOpenAI
+    from tests.support.media import CardAvatar
+
+    llm = await FakeOpenAI(script=lambda req: ["容量500毫升，", "很实用。"]).start()
+    cfg = RoomConfig.model_validate({
+        "id": "shop", "video": {"width": 160, "height": 96, "fps": FPS},
+        "brain": {"llm": {"backend": "openai", "base_url": llm.base_url, "model": "fake"}},
+        "director": {"talk": {"paraphrase": {"enabled": True, "per_line": 1, "points": 0}},
+                     "products": _products(tmp_path)},
+    })
+    room = Room(cfg, avatar=CardAvatar(160, 96))
+    try:
+        await room.start()
+        paraphraser = room.show._paraphraser[0]
+        assert room.show.director.talk.paraphraser is paraphraser
+        await _until(lambda: llm.requests, 30, "the paraphraser to ask the LLM")
+    finally:
+        await room.stop()
+        await llm.stop()
+    assert room.show._paraphraser is None
