@@ -230,14 +230,15 @@ class ProductDesk:
 
     def next(self, by: str = "operator") -> str | None:
         """Presents the next product in stock after the one on screen (or wanted); returns it, None when none is."""
-        after = self.wanted or self.on_screen
+        pid = self._in_stock_after(self.wanted or self.on_screen)
+        if pid is not None:
+            self.present(pid, by)
+        return pid
+
+    def _in_stock_after(self, after: str | None) -> str | None:
+        """The first product in stock after `after` in the list, round to the start (None: after the list's start)."""
         start = self.order.index(after) + 1 if after in self.order else 0
-        for i in range(len(self.order)):
-            pid = self.order[(start + i) % len(self.order)]
-            if self.items[pid].stock != 0:
-                self.present(pid, by)
-                return pid
-        return None
+        return next((pid for pid in self.order[start:] + self.order[:start] if self.items[pid].stock != 0), None)
 
     def _offer(self, product_id: str, offer_id: str) -> OfferConfig:
         offer = self._get(product_id).offers.get(offer_id)
@@ -290,21 +291,13 @@ class ProductDesk:
         if self.wanted is not None:
             return 0.0
         if self.on_screen is None:
-            return 0.0 if self._first() is not None else math.inf
+            return 0.0 if self._in_stock_after(None) is not None else math.inf
         p = self.items[self.on_screen]
-        if self.cfg.order != "loop" or (p.stock == 0 and self.next_in_stock() in (None, self.on_screen)):
+        if self.cfg.order != "loop" or (p.stock == 0 and self._in_stock_after(self.on_screen) in (None, self.on_screen)):
             return math.inf
         if p.stock == 0:
             return 0.0
         return self.turn_started + (p.cfg.minutes or self.cfg.minutes) * 60.0 - now
-
-    def next_in_stock(self) -> str | None:
-        start = self.order.index(self.on_screen) + 1 if self.on_screen in self.order else 0
-        return next((self.order[(start + i) % len(self.order)] for i in range(len(self.order))
-                     if self.items[self.order[(start + i) % len(self.order)]].stock != 0), None)
-
-    def _first(self) -> str | None:
-        return next((pid for pid in self.order if self.items[pid].stock != 0), None)
 
     # -- lines --------------------------------------------------------------------------------------------
     def switch(self, now: float) -> bool:
@@ -312,7 +305,7 @@ class ProductDesk:
         start). True when the next line handed out is the first of a new turn."""
         if self.wanted is None and self.due_in(now) <= 0:
             if self.on_screen is None:
-                first = self._first()
+                first = self._in_stock_after(None)
                 if first is not None:
                     self.present(first, "start")
             else:
