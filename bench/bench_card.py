@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_spine import ScheduledStage, TimedEncoder, cpu_seconds, thread_cpu
+from bench_spine import ScheduledStage, TimedEncoder, run_room, thread_cpu
 
 from broadcaster.clock import MediaClock
 from broadcaster.config import AudioConfig, RecordOutput, VideoConfig
@@ -51,30 +51,6 @@ class CardStage(ScheduledStage):
         super().__init__(fps, sample_rate)
         if card is not None:
             self.show_card(card)
-
-def run_room(seconds: float, video: VideoConfig, audio: AudioConfig, out: Path, card: Card | None) -> dict:
-    avatar = build_avatar(AvatarConfig(), video.width, video.height, video.fps)
-    if card is not None:
-        avatar.prepare_card(card)  # as the stage port does, off the clock thread
-    stage = CardStage(video.fps, audio.sample_rate, card)
-    encoder = TimedEncoder(video, audio)
-    sink = RecordSink("bench", RecordOutput(type="record", path=out), encoder, 0)
-    clock = MediaClock("bench", stage, avatar, encoder, [sink], paced=True)
-    target = int(seconds * video.fps)
-    sink.start()
-    c0, w0 = cpu_seconds(), time.monotonic()
-    clock.start()
-    clock_t0 = thread_cpu(clock._thread.native_id)
-    while clock.frames < target:
-        time.sleep(0.2)
-    clock_cpu = thread_cpu(clock._thread.native_id) - clock_t0
-    clock.stop()
-    clock.join()
-    wall, cpu = time.monotonic() - w0, cpu_seconds() - c0
-    sink.close()
-    composed = avatar.overlays.card.composed if avatar.overlays.card is not None else 0
-    return {"frames": clock.frames, "late": clock.late_frames, "wall": wall, "cpu": cpu, "clock_cpu": clock_cpu,
-            "composed": composed}
 
 def run_side_by_side(seconds: float, video: VideoConfig, audio: AudioConfig, out: Path, card: Card,
                      card_first: bool) -> float:
@@ -171,7 +147,7 @@ def main() -> None:
         order = (True, False) if i % 2 else (False, True)
         got = {}
         for with_card in order:
-            got[with_card] = run_room(args.seconds, video, audio, tmp / f"r{i}{int(with_card)}.flv",
+            got[with_card] = run_room(args.seconds, True, video, audio, tmp / f"r{i}{int(with_card)}.flv",
                                       card if with_card else None)
         base, mine = got[False], got[True]
         b_cpu, c_cpu = 100 * base["cpu"] / base["wall"], 100 * mine["cpu"] / mine["wall"]

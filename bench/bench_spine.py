@@ -34,6 +34,7 @@ from broadcaster.output.encoder import Encoder
 from broadcaster.output.sinks import RecordSink
 from broadcaster.stage import Stage
 from renderer.base import FrameState, MouthTrack
+from renderer.card import Card
 from renderer.config import AvatarConfig
 from renderer.factory import build_avatar
 
@@ -101,9 +102,13 @@ class ScheduledStage(Stage):
         return super().tick(n)
 
 
-def run_room(seconds: float, paced: bool, video: VideoConfig, audio: AudioConfig, out: Path) -> dict:
+def run_room(seconds: float, paced: bool, video: VideoConfig, audio: AudioConfig, out: Path,
+             card: Card | None = None) -> dict:
     avatar = build_avatar(AvatarConfig(), video.width, video.height, video.fps)
     stage = ScheduledStage(video.fps, audio.sample_rate)
+    if card is not None:  # bench_card.py: the same room with a product card on screen (composed ahead, as on air)
+        avatar.prepare_card(card)
+        stage.show_card(card)
     encoder = TimedEncoder(video, audio)
     sink = RecordSink("bench", RecordOutput(type="record", path=out), encoder, 0)
     clock = MediaClock("bench", stage, avatar, encoder, [sink], paced=paced)
@@ -124,7 +129,8 @@ def run_room(seconds: float, paced: bool, video: VideoConfig, audio: AudioConfig
     sink.close()
     return {"frames": clock.frames, "late": clock.late_frames, "wall": wall, "cpu": cpu,
             "clock_cpu": clock_cpu, "sink_cpu": sink_cpu, "encode_cpu": enc_cpu,
-            "audio_end": encoder.audio_samples / audio.sample_rate, "video_end": clock.frames / video.fps}
+            "audio_end": encoder.audio_samples / audio.sample_rate, "video_end": clock.frames / video.fps,
+            "composed": avatar.overlays.card.composed if avatar.overlays.card is not None else 0}
 
 
 def run_encode_only(seconds: float, paced: bool, video: VideoConfig, audio: AudioConfig) -> dict:
