@@ -40,7 +40,7 @@ _CLEAN = {"near_miss", "chitchat", "question", "intent", "invented", "grounded",
 
 def label(item: dict) -> str | None:
     cls = item.get("class", "")
-    if item.get("label") == "clean":
+    if item.get("label") in ("clean", "ontopic", "offtopic"):
         return "clean"
     if item.get("label") == "banned":
         return _MAP.get(cls, cls if cls in CLASSES else "illegal")
@@ -64,6 +64,27 @@ def friendly_examples(path: Path) -> list[tuple[str, bool]]:
         if labelled or (path.parent.name == "products" and cls in ("chitchat", "question")):
             out.append((text, cls == "chitchat"))
     return out
+
+
+def on_topic_examples(path: Path) -> list[tuple[str, bool]]:
+    """Clean comments labelled by what they are about (offtopic.jsonl): the goods, the order, the shop — or not."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            item = json.loads(line)
+            if item.get("label") in ("ontopic", "offtopic") and item.get("text"):
+                out.append((item["text"], item["label"] == "ontopic"))
+    return out
+
+
+def binary_head(model: object, data: list[tuple[str, bool]], l2: float) -> tuple[np.ndarray, np.ndarray]:
+    """A yes/no softmax over standardized vectors, the standardization folded into the weights."""
+    x = model.query([t for t, _ in data])  # type: ignore[attr-defined]
+    y = np.array([int(f) for _, f in data])
+    mean, scale = x.mean(0), x.std(0) + 1e-6
+    hw, hb = fit((x - mean) / scale, y, 2, l2=l2)
+    hw = (hw / scale[:, None]).astype(np.float32)
+    return hw, (hb - mean @ hw).astype(np.float32)
 
 
 def examples(path: Path) -> list[tuple[str, str]]:
@@ -146,22 +167,19 @@ def main() -> int:
     # the standardization folded into the weights: the probe reads raw vectors
     w = (w / scale[:, None]).astype(np.float32)
     b = (b - mean @ w).astype(np.float32)
-    # the friendly head: P(chit-chat) among clean comments (a greeting, praise, thanks, a purchase)
     files = [p for p in [*sorted(RED.glob("*.jsonl")), *sorted((RED / "products").glob("*.jsonl"))]
              if p.stem not in args.exclude and p.stem not in args.hold]
+    # the friendly head: P(chit-chat) among clean comments (a greeting, praise, thanks, a purchase)
     fr = [e for p in files for e in friendly_examples(p)]
-    fx = model.query([t for t, _ in fr])
-    fy = np.array([int(f) for _, f in fr])
-    fmean, fscale = fx.mean(0), fx.std(0) + 1e-6
-    fw, fb = fit((fx - fmean) / fscale, fy, 2, l2=args.friendly_l2)
-    fw = (fw / fscale[:, None]).astype(np.float32)
-    fb = (fb - fmean @ fw).astype(np.float32)
-    print(f"friendly head: {int(fy.sum())} chit-chat, {int((fy == 0).sum())} other clean comments")
-    probe = RiskProbe(w, b, threshold=args.threshold, friendly=(fw, fb))
+    heads = {"friendly": binary_head(model, fr, args.friendly_l2)}
+    print(f"friendly head: {sum(f for _, f in fr)} chit-chat, {sum(not f for _, f in fr)} other clean comments")
+    # the on-topic head: P(about the goods, the order, the shop) among clean comments
+    ot = [e for p in files for e in on_topic_examples(p)]
+    if ot:
+        heads["on_topic"] = binary_head(model, ot, args.friendly_l2)
+        print(f"on-topic head: {sum(f for _, f in ot)} about the goods, {sum(not f for _, f in ot)} about other things")
+    probe = RiskProbe(w, b, threshold=args.threshold, model_id=model_id(), heads=heads)
     report(probe, "training data", train, x)
-    fp = probe.friendliness(fx) >= FRIENDLY
-    print(f"friendly head on its training data: {int((fp & (fy == 1)).sum())}/{int(fy.sum())} chit-chat, "
-          f"{int((fp & (fy == 0)).sum())}/{int((fy == 0).sum())} others read as friendly")
     for name, d in held.items():
         report(probe, f"held out {name}", d, model.query([t for t, _ in d]))
         if (RED / "products" / f"{name}.jsonl").exists():
@@ -172,8 +190,7 @@ def main() -> int:
                   f"{int((hp & ~hy).sum())}/{int((~hy).sum())} questions read as friendly")
     if not args.dry_run:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(args.out, w=w, b=b, fw=fw, fb=fb, classes=np.array(CLASSES),
-                            threshold=np.float32(args.threshold), model_id=np.array(model_id()))
+        probe.save(args.out)
         print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
     return 0
 

@@ -37,6 +37,7 @@ W_RANGE = 2.0
 # A fact answers when it leads the next-best fact by this much (in z units of the combined score) and reads as
 # related at all (its own combined z-score).
 MARGIN = 0.15
+MARGIN_SLOTLESS = 0.5
 MIN_Z = 2.0
 # What anchors a fact to a question beyond the combined score (Choice.anchored): a share of its words, or an
 # embedding z-score this high on its own.
@@ -229,14 +230,15 @@ class FactIndex:
         top = float(combined[best])
         # a question naming a slot is answered only by a fact that carries what the slot asks (分期 is not answered by
         # the invoice fact, whatever its score)
-        confident = margin >= MARGIN and top >= MIN_Z and (not wanted or bool(slot[best]))
+        # (with no slot to back it, the best fact must stand out further: the embedding's guess is all there is)
+        confident = margin >= (MARGIN if wanted else MARGIN_SLOTLESS) and top >= MIN_Z and (not wanted or bool(slot[best]))
         also = None
         if not confident and second is not None and top >= MIN_Z:
             third = next((int(i) for i in order[1:] if int(i) != second
                           and self.facts[int(i)].text not in (self.facts[best].text, self.facts[second].text)), None)
             lead = float(combined[second] - combined[third]) if third is not None else float(combined[second])
             # …and the second answers what the first does (the slot's evidence, the unit asked) when the question says
-            if lead >= MARGIN and float(combined[second]) >= MIN_Z and (not wanted or slot[second]) \
+            if lead >= (MARGIN if wanted else MARGIN_SLOTLESS) and float(combined[second]) >= MIN_Z and (not wanted or slot[second]) \
                     and (not units or unit[second]):
                 confident, also = True, self.facts[second]  # two facts answer together, ahead of every other
         why = (f"dense z {zd[best]:.2f}, words {words[best]:.2f}" + (f", slot {'/'.join(sorted(wanted))}" +

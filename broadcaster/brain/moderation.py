@@ -973,6 +973,11 @@ def build_moderator(words: Iterable[str], *, use_global: bool, words_file: Path 
                   ((places, PRICE_FRAME_PLATFORM), (deictic, PRICE_FRAME)) if ps]
         if frames:
             patterns["别家价格"] = "|".join([patterns.get("别家价格", "(?!)"), *frames])
+        if places:
+            # sent there to buy, price or not ("去山姆买真牛肉", "还是去天猫下单吧")
+            # (the viewer's own habit is no diversion: 我平时去山姆买菜)
+            go = f"(?<![我俺常])(?<!平时)(?<!经常)(?<!之前)(?<!以前)(?<!上次)(?<!我们)(?<!一般)(?:去|到|上)(?:{'|'.join(map(re.escape, places))})(?:超市|店|旗舰店|官方店|app)?(?:买(?!菜|东西|点|日用|生活)|下单|拍|搜|看看|囤)"
+            patterns["别处购买"] = "|".join([patterns.get("别处购买", "(?!)"), go])
         allow.extend(BUILTIN_ALLOW)
     if words_file is not None:
         all_words.extend(load_words(words_file))

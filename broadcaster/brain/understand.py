@@ -33,6 +33,7 @@ _SHOP_WORDS = re.compile(r"这款|这个|这件|这种|这家|产品|商品|宝�
 # A comment addressed to the host reads unsafe at a lower probability than the probe's own threshold.
 _HOST = re.compile(r"主播|你(?![们家])|妳|美女|小姐姐|老板娘")
 HOST_UNSAFE = 0.65
+ON_TOPIC = 0.5  # P(about the goods, the order, the shop) under which a slotless comment is about something else
 FRIENDLY = 0.8  # P(friendly chit-chat) from the probe's friendly head
 FRIENDLY_UNSAFE = 0.5  # …and only when it reads safe by a wide margin (an insult may read as warm to the friendly head)
 IMPLICIT_WORDS = 0.34  # share of a remark's word weight its answering fact must cover to read as an implicit question
@@ -89,6 +90,7 @@ class Reading:
             "unsafe": None if self.risk is None else round(self.risk.unsafe, 3),
             "unsafe_class": None if self.risk is None else self.risk.label,
             "on_topic": self.on_topic,
+            "about_the_goods": None if self.risk is None else round(self.risk.on_topic, 3),
             "faq": None if self.faq is None else self.faq.question,
             "fact": None if self.choice is None or self.choice.fact is None else self.choice.fact.text,
             "fact_confident": bool(self.choice and self.choice.confident),
@@ -136,12 +138,20 @@ class Understanding:
         related = bool(choice and choice.score >= MIN_Z and choice.anchored)
         if choice is not None and choice.confident and not related:
             choice = dataclasses.replace(choice, confident=False, why=choice.why + "; no word in common: no answer")
+        # a comment naming no slot that the probe reads as about something else (a match, the weather, a film) is
+        # answered by no fact, however one scores ("今晚的球赛谁会赢" is no question about 今晚直播间到手价)
+        elsewhere = risk is not None and not wanted and faq is None and risk.on_topic < ON_TOPIC
+        if elsewhere:
+            related = False
+            if choice is not None and choice.confident:
+                choice = dataclasses.replace(choice, confident=False,
+                                             why=choice.why + f"; reads as about something else ({risk.on_topic:.2f})")
         stated = bool(choice and choice.confident and (words >= IMPLICIT_WORDS or choice.fits))
         question = is_question(text) or bool(wanted) or stated
         # on the shop's ground: a slot, an FAQ entry, a fact that stands out (alone or tied with another), the
         # product's name or the shop's words
         on_topic = bool(wanted) or faq is not None or related \
-            or _SHOP_WORDS.search(text) is not None or self._names_product(text)
+            or (not elsewhere and (_SHOP_WORDS.search(text) is not None or self._names_product(text)))
         # friendly by its words, or by its meaning (the probe's friendly head: "刚下班，赶上了", "从广东来的也买一件"),
         # unless a threat or jeer wraps the praise
         friendly = by_words or (risk is not None and risk.friendly >= FRIENDLY and risk.unsafe < FRIENDLY_UNSAFE

@@ -66,7 +66,7 @@ async def test_kb_answer_without_llm_and_fallbacks(brain: Brain) -> None:
     line = _line("火箭什么时候发射到月球？")
     assert await _say(brain, line) == []
     assert brain.silence_of(line) == "off-topic question"
-    off = await _say(brain, _line("这款杯子是哪位设计师设计的？"))  # on the shop's ground, and nothing answers it
+    off = await _say(brain, _line("这款杯子在哪个工厂做的？"))  # on the shop's ground, and nothing answers it
     assert len(off) == 1 and off[0].source == "fallback" and off[0].text in brain.cfg.fallback_lines
     chat = await _say(brain, _line("今天天气真不错", user="小明", tkind="comment"))
     assert chat[0].source == "fallback" and "小明" in chat[0].text
@@ -203,7 +203,7 @@ async def test_hung_llm_falls_back_before_the_deadline_and_circuit_opens(kb_dir:
         assert loop.time() - t0 < 1.0  # the line is not held hostage by a dead server
         assert out and out[0].source == "kb" and "一年保修" in out[0].text
         assert out[0].dropped[0]["reason"] == "llm error: timeout_first"
-        out = await _say(brain, _line("这款杯子是哪位设计师设计的"))
+        out = await _say(brain, _line("这款杯子在哪个工厂做的"))
         assert out[0].source == "fallback"
         assert _metric(metrics.LLM_ERRORS, "core-hang", "openai", "timeout_first") == errors + 2
         assert brain.breaker.state == "open"
