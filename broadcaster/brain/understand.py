@@ -33,7 +33,9 @@ _SHOP_WORDS = re.compile(r"这款|这个|这件|这种|这家|产品|商品|宝�
 # A comment addressed to the host reads unsafe at a lower probability than the probe's own threshold.
 _HOST = re.compile(r"主播|你(?![们家])|妳|美女|小姐姐|老板娘")
 HOST_UNSAFE = 0.65
-ON_TOPIC = 0.5  # P(about the goods, the order, the shop) under which a slotless comment is about something else
+ON_TOPIC = 0.5  # P(about the goods, the order, the shop) under which a slotless comment is about something else…
+ON_TOPIC_SURE = 0.15  # …whatever a fact scores, under this
+STANDS_OUT = 1.0  # a fact's margin that outweighs a middling on-topic reading
 FRIENDLY = 0.8  # P(friendly chit-chat) from the probe's friendly head
 FRIENDLY_UNSAFE = 0.5  # …and only when it reads safe by a wide margin (an insult may read as warm to the friendly head)
 IMPLICIT_WORDS = 0.34  # share of a remark's word weight its answering fact must cover to read as an implicit question
@@ -140,7 +142,9 @@ class Understanding:
             choice = dataclasses.replace(choice, confident=False, why=choice.why + "; no word in common: no answer")
         # a comment naming no slot that the probe reads as about something else (a match, the weather, a film) is
         # answered by no fact, however one scores ("今晚的球赛谁会赢" is no question about 今晚直播间到手价)
-        elsewhere = risk is not None and not wanted and faq is None and risk.on_topic < ON_TOPIC
+        # (a fact that stands far ahead outweighs a middling reading: "打游戏延迟多少" is about the earbuds' latency)
+        elsewhere = risk is not None and not wanted and faq is None and (
+            risk.on_topic < ON_TOPIC_SURE or (risk.on_topic < ON_TOPIC and not (choice and choice.margin >= STANDS_OUT)))
         if elsewhere:
             related = False
             if choice is not None and choice.confident:
