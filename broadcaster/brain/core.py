@@ -355,7 +355,10 @@ class Brain:
     async def _read(self, line: Line, question: str) -> Reading | None:
         """The reading of a viewer's comment or super chat (None for other lines), counted by kind."""
         ev = line.event
-        if ev is None or ev.kind not in (EventKind.COMMENT, EventKind.SUPER_CHAT) or not question:
+        if ev is None or ev.kind not in (EventKind.COMMENT, EventKind.SUPER_CHAT):
+            return None
+        question = question or ev.text.strip()  # friendly emoji alone leave the cleaned line empty ("❤️❤️")
+        if not question:
             return None
         reading = await self.understanding.read(question, self.kb.facts, self.faq.match(question))
         self._readings[line.id] = reading

@@ -842,7 +842,8 @@ class Moderator:
             pos = b
             if len(tok) >= 2 and diff == list(range(a, b)) and self._common(tok):
                 return True  # the substituted characters are one common word, the rest the listed word's own
-        return False
+        # a dictionary word and a closing particle ("败家了" is not 百家乐): the sound of a listed word made of speech
+        return (src[-1] in _FUNCTION_CHARS and len(src) >= 3 and src[:-1] != key[:-1] and self._known(src[:-1]))
 
     @classmethod
     def _function_tail(cls, key: str, src: str) -> bool:
