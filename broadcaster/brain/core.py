@@ -48,6 +48,7 @@ from broadcaster.brain.kb import KnowledgeBase, kb_answer, without_absolute_clau
 from broadcaster.brain.lexical import Hit
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
 from broadcaster.brain.moderation import Moderator, fold, moderator_from_config, speakable_name
+from broadcaster.brain.products import Catalogue, Scope, names_ended
 from broadcaster.brain.risk import RiskProbe
 from broadcaster.brain.sentences import SentenceSplitter, split_sentences
 from broadcaster.brain.textnorm import dense, question_key
@@ -90,6 +91,7 @@ class _Answer:
 
     line: Line
     source: str
+    scope: Scope | None = None  # the knowledge bases this answer may draw on (a product's and the shop's)
     passage_ids: tuple[str, ...] = ()
     model: str = ""
     ttft: float | None = None
@@ -141,6 +143,7 @@ class Brain:
         self._friendly = Friendly(cfg.friendly_words)
         self.understanding = Understanding(self.embeddings, self._friendly)
         self._probe: RiskProbe | None = None
+        self.products = Catalogue()  # a room's several products (set_products / present); empty otherwise
         self._kb_chars_cache: frozenset[str] = frozenset()
         self._kb_chars_of = ""
         self._readings: BoundedDict[int, Reading] = BoundedDict(256)
@@ -260,14 +263,17 @@ class Brain:
         question = line.text.strip()
         await self._after_kb_rebuild()  # a search may have rebuilt the KB: never serve answers it retired
         ans = _Answer(line, source="cache")
-        reading = await self._read(line, question)
+        scope = self._scope_for(question)
+        reading, scope = await self._read(line, question, scope)
+        ans.scope = scope
         for s in self._preface(line):
             out = self._moderated(ans, s, "script", content=False)
             if out is not None:
                 yield out
         if reading is not None:
             why = reading.silence(with_model=self.backend is not None)
-            if why == SILENT_OFF_TOPIC and self.backend is not None and (reading.asks_goods or await self._has_context(question)):
+            if why == SILENT_OFF_TOPIC and self.backend is not None and (reading.asks_goods
+                                                                         or await self._has_context(question, scope)):
                 why = ""  # with a model, a question whose words the KB has is the model's to answer from them
             if why:  # a paid event keeps its thanks (the preface); its words are never answered or read out
                 self._silent(line, why)
@@ -277,13 +283,22 @@ class Brain:
                 if out is not None:
                     yield out
                 return
-        # 1. answer cache
+            live = self._live_answer(scope, reading)
+            if live:  # the show's own values answer (the price now, stock): they are facts, never cached
+                ans.source = "kb"
+                for text in split_sentences(live, self.cfg.max_sentence_chars):
+                    out = self._moderated(ans, text, "kb")
+                    if out is not None:
+                        yield out
+                return
+        # 1. answer cache (a product's answers under its own key: 多少钱 for the cup is no answer for the kettle)
+        cache_key = f"[{scope.product}]{question}" if scope.product else question
         if self.cache is not None:
-            hit = await self.cache.get(question)
+            hit = await self.cache.get(cache_key)
             if hit is not None:
                 metrics.CACHE_HITS.labels(self.room, "answer").inc()
                 ans.source, ans.passage_ids, ans.cache_hit = "cache", tuple(hit.entry.passage_ids), hit.kind
-                claims = self._guard(())
+                claims = self._guard((), scope=scope)
                 for text in split_sentences(hit.entry.answer, self.cfg.max_sentence_chars):
                     out = self._checked(ans, text, "cache", claims)
                     if out is not None:
@@ -299,7 +314,8 @@ class Brain:
         # 2. knowledge base: passages that answer the question's slot first (KnowledgeBase.retrieve), and the fact
         # that stands out as its answer (the reading's choice).
         min_match = self.cfg.kb.min_match
-        hits, relevant = await self.kb.retrieve(question, min_match) if self.kb.passages else ([], [])
+        kb = scope.kb
+        hits, relevant = await kb.retrieve(question, min_match) if kb.passages else ([], [])
         # A question by its form whose words the KB has, if less of them than min_match asks, goes to the model with
         # those passages. They inform the model but ground no figure (only figures said with the KB's own label).
         context = relevant or ([h for h in hits if h.match >= min_match / 2] if is_question(question) else [])
@@ -308,15 +324,15 @@ class Brain:
             # the answering fact's passage is context and grounds its figures, whatever the words matched
             chosen = {h.passage.id for h in context}
             for fact, *_ in reading.choice.ranked[:3]:
-                passage = self.kb.passage(fact.passage_id)
+                passage = kb.passage(fact.passage_id)
                 if passage is not None and passage.id not in chosen:
                     chosen.add(passage.id)
                     context.append(Hit(passage, 0.0, 0.0))
-            top = self.kb.passage(reading.choice.fact.passage_id)  # type: ignore[union-attr]
+            top = kb.passage(reading.choice.fact.passage_id)  # type: ignore[union-attr]
             if top is not None and all(h.passage.id != top.id for h in grounding):
                 grounding.append(Hit(top, 0.0, 0.0))
         if reading is None and (getattr(line, "kind", "") == "comment" and not context and not slots(question)
-                                and self.faq.match(question) is None):
+                                and scope.faq.match(question) is None):
             # (no reading: a line not from a viewer's comment) nothing the shop answers: a fixed line at most
             ans.source = "fallback"
             out = self._fallback(ans, None)
@@ -334,7 +350,7 @@ class Brain:
                     yield out
             if llm_ok and not ans.replaced:
                 if not ans.all_drops and ans.spoken and self.cache is not None:  # voiced whole only
-                    await self.cache.put(question, "".join(ans.spoken), source="llm", passage_ids=ans.passage_ids)
+                    await self.cache.put(cache_key, "".join(ans.spoken), source="llm", passage_ids=ans.passage_ids)
                 self._remember(line, question, "".join(ans.spoken))
                 return
             if ans.replaced:
@@ -345,24 +361,52 @@ class Brain:
         async for out in self._without_llm(ans, question, relevant, reading):
             yield out
 
-    async def _has_context(self, question: str) -> bool:
+    async def _has_context(self, question: str, scope: Scope) -> bool:
         """Passages that share the question's words, at least half as well as kb.min_match asks."""
-        if not self.kb.passages:
+        if not scope.kb.passages:
             return False
-        hits, relevant = await self.kb.retrieve(question, self.cfg.kb.min_match)
+        hits, relevant = await scope.kb.retrieve(question, self.cfg.kb.min_match)
         return bool(relevant) or any(h.match >= self.cfg.kb.min_match / 2 for h in hits)
 
-    async def _read(self, line: Line, question: str) -> Reading | None:
-        """The reading of a viewer's comment or super chat (None for other lines), counted by kind."""
+    async def _read(self, line: Line, question: str, scope: Scope) -> tuple[Reading | None, Scope]:
+        """The reading of a viewer's comment or super chat (None for other lines), and the scope that answers it: the
+        product's facts, else the shop's when the product's have nothing (shipping, returns)."""
         ev = line.event
         if ev is None or ev.kind not in (EventKind.COMMENT, EventKind.SUPER_CHAT):
-            return None
+            return None, scope
         question = question or ev.text.strip()  # friendly emoji alone leave the cleaned line empty ("❤️❤️")
         if not question:
-            return None
-        reading = await self.understanding.read(question, self.kb.facts, self.faq.match(question))
+            return None, scope
+        reading = await self.understanding.read(question, scope.kb.facts, scope.faq.match(question))
+        if scope.product and not reading.answerable and self.kb.passages:
+            shop = await self.understanding.read(question, self.kb.facts, self.faq.match(question))
+            if shop.answerable:
+                reading, scope = shop, Scope(self.kb, self.faq, None, "", self.kb)
         self._readings[line.id] = reading
-        return reading
+        return reading, scope
+
+    def _scope_for(self, question: str) -> Scope:
+        """The product a question is about (named, else on screen) with the shop's shared facts, or the shop's."""
+        product = self.products.subject(question) if self.products else None
+        if product is None:
+            return Scope(self.kb, self.faq, None, "", self.kb)
+        return Scope(product.kb, product.faq, product.id, product.name, self.kb)
+
+    def _live_answer(self, scope: Scope, reading: Reading) -> str:
+        product = self.products.items.get(scope.product or "") if self.products else None
+        return self.products.live_answer(product, reading.slots) if product is not None and reading.question else ""
+
+    async def set_products(self, catalogue: Sequence[Any], live: Callable[[str], Any]) -> None:
+        """The room's products (director.products): each product's facts indexed apart, and the show's live values
+        (see broadcaster/brain/products.py). Called before going on air and before a reload swaps in."""
+        await self.products.build(catalogue, live, self.embeddings, chunk_chars=self.cfg.kb.chunk_chars,
+                                  top_k=self.cfg.kb.top_k)
+        for product in self.products.items.values():
+            await asyncio.to_thread(warm_guard, tuple(p.text for p in product.kb.passages))
+
+    def present(self, product_id: str | None) -> None:
+        """From now, `product_id` is the product on screen: a question naming no product is about it."""
+        self.products.on_screen = product_id if product_id in self.products.items else None
 
     def _silent(self, line: Line, why: str) -> None:
         self._silences[line.id] = why
@@ -392,7 +436,7 @@ class Brain:
 
     async def _without_llm(self, ans: _Answer, question: str, relevant: list[Hit],
                            reading: Reading | None = None) -> AsyncIterator[Sentence]:
-        faq = self.faq.match(question) if reading is None else reading.faq
+        faq = ans.scope.faq.match(question) if reading is None else reading.faq
         if reading is not None and faq is None:
             # no FAQ entry: the fact that stands out as the answer, or nothing (a passage sharing words is no answer)
             choice = reading.choice
@@ -409,7 +453,7 @@ class Brain:
             text, pid = kb_answer(question, faq, relevant, absolute_claims=self.cfg.guard.absolute_claims)
         if text:
             ans.source, ans.passage_ids = "kb", (pid,)
-            claims = self._guard(())
+            claims = self._guard((), scope=ans.scope)
             for s in split_sentences(text, self.cfg.max_sentence_chars):
                 out = self._checked(ans, s, "kb", claims)
                 if out is not None:
@@ -482,8 +526,8 @@ class Brain:
         # Figures must be in the retrieved passages (or persona facts); named facts (an origin, a gift, a promise) may
         # be anywhere in the knowledge base: a true fact the retrieval did not rank ("产自浙江丽水" under a question
         # about the trees' age) is not an invention, while a number out of another passage may be the wrong one.
-        guard = self._guard([h.passage.text for h in relevant] + list(self.cfg.persona.facts), question=question,
-                            facts=[p.text for p in self.kb.passages])
+        guard = self._guard([h.passage.text for h in relevant] + list(self.cfg.persona.facts), question=question, scope=ans.scope,
+                            facts=[p.text for p in ans.scope.passages])
         ans.source, ans.passage_ids, ans.model = "llm", tuple(h.passage.id for h in context), backend.model
         ans.guard = guard
         splitter = SentenceSplitter(self.cfg.max_sentence_chars, eager=True)
@@ -540,11 +584,13 @@ class Brain:
         return GroundingGuard([*facts, *allowed], self._rules(), grounding=g.grounding, promises=g.promises,
                               absolute_claims=g.absolute_claims, extra_promises=g.extra_promises, facts=facts)
 
-    def _guard(self, allowed: Sequence[str], question: str = "", facts: Sequence[str] = ()) -> GroundingGuard:
+    def _guard(self, allowed: Sequence[str], question: str = "", facts: Sequence[str] = (),
+               scope: Scope | None = None) -> GroundingGuard:
         g = self.cfg.guard
+        kb = scope.kb if scope is not None else self.kb
         return GroundingGuard(allowed, self._rules(), grounding=g.grounding, promises=g.promises,
                               absolute_claims=g.absolute_claims, extra_promises=g.extra_promises,
-                              question=question if g.echo else "", facts=facts, claims=self.kb.claims)
+                              question=question if g.echo else "", facts=facts, claims=kb.claims)
 
     def _rules(self) -> list[str]:
         p = self.cfg.persona
@@ -635,8 +681,16 @@ class Brain:
         ans.replaced = True
         return self._emit(ans, self.cfg.guard.safe_line, "fallback", ("guard: replaced",), content=False)
 
+    def _ended(self, ans: _Answer) -> tuple[str, ...]:
+        """What the answer's product's ended offers are said with (never voiced again)."""
+        product = self.products.items.get(ans.scope.product or "") if ans.scope is not None and self.products else None
+        return self.products.ended(product) if product is not None else ()
+
     def _checked(self, ans: _Answer, text: str, source: str, guard: GroundingGuard) -> Sentence | None:
-        """An answer sentence from the cache or the KB: absolute claims and leaks, then moderation."""
+        """An answer sentence from the cache or the KB: an ended offer, absolute claims and leaks, then moderation."""
+        ended = names_ended(text, self._ended(ans))
+        if ended:
+            return self._withhold(ans, text, f"guard: an offer that has ended: {ended}")
         g = guard.check_claims(text)
         if g.ok:
             leak = guard._leak(text)
@@ -729,6 +783,9 @@ class Brain:
             ans.salvage_done = len(ans.salvage) >= self.cfg.llm.max_answer_sentences
             return None
         g = guard.check(text, before=ans.spoken[-1] if ans.spoken else "")  # a return's condition in the sentence before
+        ended = names_ended(text, self._ended(ans))
+        if ended:
+            g = GuardVerdict(False, f"an offer that has ended: {ended}")
         if not g.ok:
             if g.reason.startswith("absolute claim"):
                 # An absolute claim is a clause to leave out, not a sign the model invents: the answer goes on without

@@ -154,6 +154,8 @@ def faq_pairs(data: Any) -> list[tuple[str, str]] | None:
 def kb_files(root: Path) -> list[Path]:
     """The KB's files, sorted (so ids are stable). Hidden paths are skipped: a Kubernetes ConfigMap mount holds
     every file twice, once more under its ..<timestamp> folder, and editors leave .swp/.~ files."""
+    if root.is_file():  # a product's facts may be one file
+        return [root] if root.suffix.lower() in _SUFFIXES else []
     return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES
                   and not any(part.startswith(".") for part in p.relative_to(root).parts))
 
@@ -162,7 +164,7 @@ def load_corpus(root: Path, chunk_chars: int = 300) -> Corpus:
     """Reads every Markdown/YAML/text file under root into passages."""
     corpus = Corpus()
     for path in kb_files(root):
-        rel = path.relative_to(root).as_posix()
+        rel = path.name if root.is_file() else path.relative_to(root).as_posix()
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -212,7 +214,7 @@ def load_corpus(root: Path, chunk_chars: int = 300) -> Corpus:
 
 def files_signature(root: Path) -> tuple[tuple[str, int, int], ...]:
     """(path, mtime_ns, size) of every KB file: any edit, addition or removal changes it."""
-    if not root.is_dir():
+    if not root.exists():
         return ()
     out = []
     for p in kb_files(root):

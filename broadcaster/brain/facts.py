@@ -14,6 +14,7 @@ embedding reads the whole sentence, and the word's weight is one of three.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -194,6 +195,12 @@ class FactIndex:
     def __len__(self) -> int:
         return len(self.facts)
 
+    @property
+    def min_z(self) -> float:
+        """The combined z-score a fact must reach to answer: MIN_Z, or less for a few facts (the most one of n can
+        reach is √(n−1))."""
+        return min(MIN_Z, 0.8 * math.sqrt(max(1, len(self.facts) - 1)))
+
     @staticmethod
     def embed_texts(facts: Sequence[Fact]) -> list[str]:
         return [f"{f.question} {f.text}".strip() for f in facts]
@@ -231,14 +238,16 @@ class FactIndex:
         # a question naming a slot is answered only by a fact that carries what the slot asks (分期 is not answered by
         # the invoice fact, whatever its score)
         # (with no slot to back it, the best fact must stand out further: the embedding's guess is all there is)
-        confident = margin >= (MARGIN if wanted else MARGIN_SLOTLESS) and top >= MIN_Z and (not wanted or bool(slot[best]))
+        # (a z-score cannot pass √(n−1) over n facts: a product of five facts is judged by what it can reach)
+        min_z = self.min_z
+        confident = margin >= (MARGIN if wanted else MARGIN_SLOTLESS) and top >= min_z and (not wanted or bool(slot[best]))
         also = None
-        if not confident and second is not None and top >= MIN_Z:
+        if not confident and second is not None and top >= min_z:
             third = next((int(i) for i in order[1:] if int(i) != second
                           and self.facts[int(i)].text not in (self.facts[best].text, self.facts[second].text)), None)
             lead = float(combined[second] - combined[third]) if third is not None else float(combined[second])
             # …and the second answers what the first does (the slot's evidence, the unit asked) when the question says
-            if lead >= (MARGIN if wanted else MARGIN_SLOTLESS) and float(combined[second]) >= MIN_Z and (not wanted or slot[second]) \
+            if lead >= (MARGIN if wanted else MARGIN_SLOTLESS) and float(combined[second]) >= min_z and (not wanted or slot[second]) \
                     and (not units or unit[second]):
                 confident, also = True, self.facts[second]  # two facts answer together, ahead of every other
         why = (f"dense z {zd[best]:.2f}, words {words[best]:.2f}" + (f", slot {'/'.join(sorted(wanted))}" +

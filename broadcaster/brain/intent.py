@@ -111,6 +111,8 @@ SLOTS: dict[str, tuple[str, str]] = {
     "gift": (r"赠品|送什么|送东西|送啥|送(?:的|了)(?:啥|什么)|gift|有送|附赠|赠送|送不送|礼品|小礼物|福利送|额外送|"
              r"买[一两二三四五六七八九十\d]+[罐瓶个盒件只套袋包份箱]?送[一两二三四五六七八九十\d]+", r"赠|送"),
     "warranty": (r"保修|质保|坏了(?!吗)|维修|保固|warranty", r"保修|质保"),
+    # how many are left (还有货吗, 剩几件, 卖完了吗): the stock the operator sets, when the show knows it
+    "stock": (r"库存|还有货|有货吗|有没有货|还剩|剩几|剩多少|卖完|售罄|抢完|断货|缺货|现货|还能买|还能抢", r"库存|现货|剩|售罄|卖完"),
     "keep_warm": (r"保温(?![杯壶瓶桶箱袋盒])|保冷|(?<![质确担环])保(?:几|多少|多久|多长)|(?:热|冰|凉)(?:的|水)?能(?:放|保持|维持)", r"保温|保冷|小时"),
     "grade": (r"等级|什么级|几级|品级|档次|级别", r"级"),
     # what it is made of, a material named (是纯棉的吗, 是不是不锈钢的), how thick
@@ -145,7 +147,7 @@ SLOT_TERMS: dict[str, str] = {
     "price": "价格 价 元", "postage": "包邮 运费", "shipping": "发货 快递", "returns": "退换货 退货", "howto": "冲泡 水温 用法",
     "shelf_life": "保质期 开封", "sales": "销量 回购", "storage": "储存 密封 存放 保存 常温", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
     "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "taste": "口感 味道 口味", "ingredients": "配料 成分", "quality": "品质 质量",
-    "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级",
+    "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级", "stock": "库存 现货",
     "material": "材质 材料 包装 面料", "suitable": "适合 适用 人群",  # only the words the KB uses are added (see KnowledgeBase.retrieve_sync)
 }
 # How close two question keys must be for an edit-tolerant match when neither has a slot.

@@ -22,7 +22,7 @@ import numpy as np
 
 from broadcaster.brain.chitchat import Friendly, problem
 from broadcaster.brain.embed import Embeddings
-from broadcaster.brain.facts import MIN_Z, Choice, FactIndex
+from broadcaster.brain.facts import Choice, FactIndex
 from broadcaster.brain.intent import FaqMatch, is_question, retrieval_query, slots
 from broadcaster.brain.risk import RiskProbe, RiskReading
 
@@ -137,7 +137,7 @@ class Understanding:
         words = choice.ranked[0][3] if choice is not None and choice.ranked else 0.0
         # a fact that stands out and shares the comment's words: the comment is about what the facts talk about (an
         # embedding alone finds a "best" fact for anything — a price for "下播一个人回家吗")
-        related = bool(choice and choice.score >= MIN_Z and choice.anchored)
+        related = bool(choice and choice.score >= facts.min_z and choice.anchored)
         if choice is not None and choice.confident and not related:
             choice = dataclasses.replace(choice, confident=False, why=choice.why + "; no word in common: no answer")
         # a comment naming no slot that the probe reads as about something else (a match, the weather, a film) is
