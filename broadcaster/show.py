@@ -464,7 +464,9 @@ class Show:
         while not trail.ended:
             if trail.on_stage is not None and self.stage.remaining_seconds() <= PICK_AHEAD_S:
                 return
-            if not cut and line.source == LineSource.SCRIPT and self.director.urgent_waiting():
+            # (a product's first line — its card goes up with it — is the presentation itself: it is not cut)
+            if not cut and line.source == LineSource.SCRIPT and not getattr(line, "presents", False) \
+                    and self.director.urgent_waiting():
                 self.stage.interrupt(line)
                 cut = True
             await asyncio.sleep(0.02)

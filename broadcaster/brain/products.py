@@ -76,7 +76,10 @@ class Catalogue:
             kb = KnowledgeBase(root, chunk_chars=chunk_chars, top_k=top_k, check_interval_s=0, embed=embeddings)
             await kb.build()
             faq = FaqMatcher(kb.corpus.faq, [x.text for x in kb.passages])
-            names = tuple(n for n in dict.fromkeys((p.name, *p.aliases)) if n)
+            # a viewer names a product by its kind more often than its brand: the name's endings count
+            # ("轻语电热水壶" → 热水壶, 水壶; "云朵浴巾" → 浴巾)
+            tails = [p.name[i:] for i in range(1, len(p.name) - 1)] if len(p.name) >= 3 else []
+            names = tuple(n for n in dict.fromkeys((p.name, *p.aliases, *tails)) if len(n) >= 2)
             items[p.id] = _Product(p.id, p.name, names, kb, faq, p.price_key, tuple(p.offers))
             log.info("product %s: %d passages, %d facts", p.id, len(kb.passages), len(kb.facts))
         self.items, self.live = items, live

@@ -23,6 +23,7 @@ from broadcaster.lines import Line, LineSource
 from broadcaster.room import Room
 from broadcaster.stage import Stage, StageEventKind
 from broadcaster.stage_port import StagePort
+from danmaku.event import Event, EventKind, User
 from renderer.base import FrameState
 from renderer.card import Card
 from renderer.factory import build_avatar
@@ -181,6 +182,9 @@ async def test_a_three_product_room_read_back_from_its_recording_and_audit(tmp_p
             async with http.post(f"{api}/cup/offers/flash/start") as resp:
                 assert resp.status == 200, await resp.text()
             await _until(lambda: desk.on_screen == "kettle", 60, "the running order to present the kettle")
+            # while the kettle is on screen, a viewer asks about the cup by its kind: the cup's price answers
+            room.show.offer(Event("test", "shop", EventKind.COMMENT, User("v1", "小鹿"), "保温杯多少钱呀",
+                                  received_mono=asyncio.get_running_loop().time()))
 
             def kettle_speaking() -> bool:
                 cur = room.stage.current
@@ -209,6 +213,9 @@ async def test_a_three_product_room_read_back_from_its_recording_and_audit(tmp_p
     cards = [r for r in updates if r["switch"]]
     lines = [r for r in records if r["line_source"] == "script"]
     offers = [r for r in records if r["line_source"] == "offer"]
+    # The question about the cup, asked while the kettle was on screen, got the cup's price now and not the kettle's.
+    asked = next(r for r in records if r.get("asked") == "保温杯多少钱呀")
+    assert ("169元" in asked["text"] or "149元" in asked["text"]) and "129" not in asked["text"], asked
     # Each product presented in its turn; towel came early, by the API.
     assert [c["product"] for c in cards] == ["cup", "kettle", "towel", "cup"]
     # Every price in speech is the product's own (checked against its facts), never another's figure.
