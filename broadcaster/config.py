@@ -22,11 +22,11 @@ from pydantic import (
 from broadcaster.brain.config import AuditConfig, BrainConfig, ModerationConfig
 from broadcaster.director.config import DirectorConfig
 from broadcaster.services.config import ServicesConfig
-from broadcaster.voice.config import VoiceConfig
+from broadcaster.voice.config import LANGUAGE_VOICES, VoiceConfig
 from common.config import Model, Secret, SecretURL
 from danmaku.config import SourceConfig
 from danmaku.money import MoneyConfig
-from renderer.config import AvatarConfig
+from renderer.config import LABEL_TEXTS, AvatarConfig
 
 
 class ConfigError(Exception):
@@ -101,9 +101,48 @@ class RecordOutput(Model):
 OutputConfig = Annotated[RtmpOutput | RecordOutput, Field(discriminator="type")]
 
 
+# Chat sources on platforms that ask for an on-screen AI label in Chinese (China's labelling rules for
+# AI-generated content): their rooms keep the bilingual label whatever language they speak.
+_CHINESE_PLATFORMS = ("bilibili", "douyin", "kuaishou")
+
+
+def _source_types(sources: Any) -> list[str]:
+    out: list[str] = []
+    for s in sources if isinstance(sources, list) else []:
+        kind = s.get("type") if isinstance(s, dict) else getattr(s, "type", None)
+        out.append(str(kind or ""))
+        members = s.get("members") if isinstance(s, dict) else getattr(s, "members", None)
+        out += _source_types(members)
+    return out
+
+
+def _with_defaults(node: Any, path: list[str], defaults: dict[str, Any]) -> Any:
+    """`node` with `defaults` under `path` wherever the file (or the model built in code) left them unset."""
+    if not path:
+        if node is None:
+            return dict(defaults)
+        if isinstance(node, dict):
+            return {**defaults, **node}
+        if isinstance(node, BaseModel):
+            return node.model_copy(update={k: v for k, v in defaults.items() if k not in node.model_fields_set})
+        return node  # not a mapping: the section's own validation says what is wrong
+    head, rest = path[0], path[1:]
+    if node is None:
+        return {head: _with_defaults(None, rest, defaults)}
+    if isinstance(node, dict):
+        return {**node, head: _with_defaults(node.get(head), rest, defaults)}
+    if isinstance(node, BaseModel):
+        return node.model_copy(update={head: _with_defaults(getattr(node, head), rest, defaults)})
+    return node
+
+
 class RoomConfig(Model):
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     name: str = ""
+    # What the room speaks (docs/english.md): the default voice and its reading of numbers, the director's thanks
+    # and welcome wording and its reading of chat, the AI label's text, and the brain's word lists. Each section
+    # may still say otherwise (voice.voice: en-gb).
+    language: Literal["zh", "en"] = "zh"
     video: VideoConfig = VideoConfig()
     audio: AudioConfig = AudioConfig()
     outputs: list[OutputConfig] = Field(default_factory=list)
@@ -139,6 +178,20 @@ class RoomConfig(Model):
     def changed(self, old: RoomConfig, keys: Iterable[str]) -> list[str]:
         """Those of `keys` whose section differs from `old`'s, in its YAML or in a file it names."""
         return [k for k in keys if getattr(old, k) != getattr(self, k) or old._files.get(k) != self._files.get(k)]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _language_defaults(cls, data: Any) -> Any:
+        """The room's language fills in what the voice, triage and AI label sections leave unset."""
+        if not isinstance(data, dict) or data.get("language", "zh") not in LANGUAGE_VOICES:
+            return data  # a wrong language is reported by the field itself
+        language = data.get("language", "zh")
+        chinese = any(t.startswith(_CHINESE_PLATFORMS) for t in _source_types(data.get("sources")))
+        for path, defaults in (("voice", LANGUAGE_VOICES[language]),
+                               ("director.triage", {"language": language}),
+                               ("avatar.overlays.label", {"text": LABEL_TEXTS["zh" if chinese else language]})):
+            data = _with_defaults(data, path.split("."), defaults)
+        return data
 
     @model_validator(mode="after")
     def _sources_use_room_money(self) -> RoomConfig:

@@ -11,6 +11,7 @@ import contextlib
 import ctypes
 import dataclasses
 import functools
+import inspect
 import logging
 import time
 from collections import deque
@@ -59,7 +60,7 @@ def speakable_texts(room_cfg: RoomConfig) -> list[str]:
 
 
 # Which parts of the show each room config section feeds: a change rebuilds those parts (see Show.apply).
-CONTENT_KEYS = ("name", "voice", "sources", "director", "brain", "moderation", "audit", "redis_url")
+CONTENT_KEYS = ("name", "language", "voice", "sources", "director", "brain", "moderation", "audit", "redis_url")
 
 
 def content_changes(old: RoomConfig, new: RoomConfig) -> list[str]:
@@ -170,8 +171,15 @@ class Show:
         return director
 
     def _brain(self, cfg: RoomConfig, moderator) -> Brain:
+        # The room's language goes to a brain that takes it (its English lists: broadcaster/brain/lang_en.py);
+        # until then an English room's brain reads chat with its Chinese lists, and says so once.
+        lang = {"language": cfg.language} if "language" in inspect.signature(Brain).parameters else {}
+        if cfg.language != "zh" and not lang:
+            log.warning("room %s: language %s: this brain reads chat with its Chinese lists only (moderation, "
+                        "questions, chit-chat); the voice and the director speak %s", cfg.id, cfg.language,
+                        cfg.language)
         return Brain(cfg.id, cfg.brain, cfg.moderation, moderator=moderator,
-                     redis_url=cfg.redis_url.get_secret_value() if cfg.redis_url is not None else None)
+                     redis_url=cfg.redis_url.get_secret_value() if cfg.redis_url is not None else None, **lang)
 
     async def prepare(self) -> None:
         """What can fail before the room goes on air: the brain (KB index, models, answer cache)."""
@@ -261,7 +269,7 @@ class Show:
                 moderator = await asyncio.to_thread(moderator_from_config, cfg.moderation)
             if moderator is not None or "director" in changed:
                 pieces.director = await asyncio.to_thread(self._director, cfg, moderator or self.director.moderator)
-            if moderator is not None or {"brain", "redis_url"} & set(changed):
+            if moderator is not None or {"brain", "redis_url", "language"} & set(changed):
                 # A new brain builds its own KB index and answer cache: answers cached under another KB
                 # version are never served by it (cache.answer keys entries by kb_version).
                 pieces.brain = self._brain(cfg, moderator or self.brain.moderator)

@@ -129,11 +129,15 @@ class BannerConfig(Model):
     box: Colour = "#d9467acc"
 
 
+# The label's text by the room's language; a room on a Chinese platform keeps the bilingual one (broadcaster/config.py).
+LABEL_TEXTS = {"zh": "本内容由AI生成 · AI-generated", "en": "AI-generated content"}
+
+
 class LabelConfig(Model):
     """The AI-generated content label; Chinese platforms require one, so it is on by default."""
 
     enabled: bool = True
-    text: str = Field("本内容由AI生成 · AI-generated", min_length=1, max_length=80)
+    text: str = Field(LABEL_TEXTS["zh"], min_length=1, max_length=80)
     size: int = Field(0, ge=0, le=200)  # px; 0 = canvas height / 45
     position: Corner = "top-right"
     colour: Colour = "#ffffff"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -39,6 +40,9 @@ class DeadlinesConfig(Model):
 
 
 class TriageConfig(Model):
+    # The room's `language` (RoomConfig sets it): the wording of thanks and welcome lines, how chat is read
+    # (English noise, cheers and emotes), and the default max_chars.
+    language: Literal["zh", "en"] = "zh"
     queue_max: int = Field(32, ge=1, le=10000)
     priorities: PrioritiesConfig = PrioritiesConfig()
     deadlines: DeadlinesConfig = DeadlinesConfig()
@@ -50,7 +54,7 @@ class TriageConfig(Model):
     user_burst: int = Field(2, ge=1)
     max_tracked_users: int = Field(20000, ge=100)
     min_chars: int = Field(2, ge=1)
-    max_chars: int = Field(120, ge=8)
+    max_chars: int = Field(120, ge=8)  # an English room's default is 300 (see chars_max): words are longer
     answer_chit_chat: bool = True
     thank_follows: bool = False
     # Gifts are thanked in batches: one line per window, naming up to `gift_batch_names` people.
@@ -70,6 +74,11 @@ class TriageConfig(Model):
         if isinstance(v, list) and (not v or not all(x.strip() for x in v)):
             raise ValueError("expected a template or a non-empty list of non-empty templates")
         return v
+
+    @cached_property
+    def chars_max(self) -> int:
+        """max_chars as set, else the language's default (Chinese 120 characters, English 300: about 50 words)."""
+        return self.max_chars if "max_chars" in self.model_fields_set or self.language == "zh" else 300
 
     @cached_property
     def gift_min_milli(self) -> int:
