@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from broadcaster.director.products import ProductsConfig
+from broadcaster.director.wording import TEMPLATES
 from common.config import Model
 from danmaku.event import cny_to_milli
 
@@ -63,9 +64,10 @@ class TriageConfig(Model):
     gift_min_cny: float = Field(0.0, ge=0)
     # Thanks and welcome: one template or a list of variants (`{a|b}` alternatives inside; see director/variants.py),
     # drawn so none is said twice within talk.repeat_window_s when there are enough; a talk file's `thanks:` wins.
-    thanks_gifts: str | list[str] = "谢谢{names}送的{gifts}！"
-    thanks_guard: str | list[str] = "感谢{name}开通{guard}，欢迎上船！"
-    thanks_follow: str | list[str] = "欢迎{names}的关注！"
+    # Unset in an English room: English variants (director/wording.py).
+    thanks_gifts: str | list[str] = TEMPLATES["zh"]["gifts"][0]
+    thanks_guard: str | list[str] = TEMPLATES["zh"]["guard"][0]
+    thanks_follow: str | list[str] = TEMPLATES["zh"]["follow"][0]
     recent_chat: int = Field(100, ge=0, le=10000)  # kept for the operator console
 
     @field_validator("thanks_gifts", "thanks_guard", "thanks_follow")

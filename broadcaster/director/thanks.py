@@ -3,7 +3,11 @@
 A batch opens with its first gift (or follow) and is ready `gift_batch_s` later, or as soon as it
 names `gift_batch_names` people; its line names them ("谢谢小红和小明送的辣条和小心心！") and the two
 gifts given most. Money is summed exactly, in Event.value_milli: the value converted into the room's
-accounting currency (danmaku/money.py), whatever unit the platform paid in.
+accounting currency (danmaku/money.py), whatever unit the platform paid in. A raid (Twitch) is welcomed on a
+line of its own, like a guard.
+
+The room's language (director.triage.language) picks the default wording (director/wording.py): an English
+room says "Thank you A, B and C for the roses!"; a thanks_* template set in the config is used as written.
 
 The wording is drawn from variants (the talk file's `thanks:`, else director.triage's thanks_* templates) so
 that no thanks sentence repeats within the room's repeat window while there are enough of them (names and
@@ -19,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 from broadcaster.director.config import TriageConfig
 from broadcaster.director.triage import Candidate, Thank, TriagedLine
 from broadcaster.director.variants import Drawer, RepeatWindow, Template
+from broadcaster.director.wording import GIFT_DEFAULT, GIFT_JOIN, GUARD_NAMES, TEMPLATES, join_names
 from broadcaster.lines import LineKind, LineSource
 from danmaku.event import MILLI_PER_CNY
 
 if TYPE_CHECKING:
     from broadcaster.director.talk import TalkTrack
 
-GUARD_NAMES = {1: "总督", 2: "提督", 3: "舰长"}
+__all__ = ["Batch", "Thanks", "join_names"]
 MAX_LINE_NAMES = 20  # names a thanks line carries (for the console and audit)
 
 
@@ -37,23 +42,23 @@ class Batch:
     events: int = 0
 
 
-def join_names(names: list[str], limit: int) -> str:
-    """甲 / 甲和乙 / 甲、乙和丙 / 甲、乙、丙等4位朋友."""
-    shown = names[:limit]
-    if len(names) > limit:
-        return "、".join(shown) + f"等{len(names)}位朋友"
-    if len(shown) <= 1:
-        return "".join(shown)
-    return "、".join(shown[:-1]) + "和" + shown[-1]
+# When every configured variant names a slot a thanks line has no value for (a live slot that is empty now): the
+# language's first template whose slots the line always fills.
+_FALLBACK = {lang: {kind: (Template.parse(by_kind[kind][0]),) for kind in ("gifts", "guard", "follow")}
+             | {"raid": (Template.parse(by_kind["raid"][1]),)}
+             for lang, by_kind in TEMPLATES.items()}
 
 
-# When every configured variant names a slot a thanks line has no value for (a live slot that is empty now).
-_FALLBACK = {kind: (Template.parse(TriageConfig.model_fields[f"thanks_{kind}"].default),)
-             for kind in ("gifts", "guard", "follow")}
-
-
-def _templates(raw: str | list[str], where: str) -> tuple[Template, ...]:
+def _templates(raw: str | list[str] | tuple[str, ...], where: str) -> tuple[Template, ...]:
     return tuple(Template.parse(t, where) for t in ([raw] if isinstance(raw, str) else raw))
+
+
+def _configured(cfg: TriageConfig, kind: str) -> str | list[str] | tuple[str, ...]:
+    """The config's thanks_<kind> when it sets one (or the room speaks Chinese), else the language's defaults."""
+    field = f"thanks_{kind}"
+    if kind != "raid" and (field in cfg.model_fields_set or cfg.language == "zh"):
+        return getattr(cfg, field)
+    return TEMPLATES[cfg.language][kind]
 
 
 class Thanks:
@@ -64,14 +69,16 @@ class Thanks:
         self.follows: Batch | None = None
         # Without a talk track the thanks keep a window of their own (the default ten minutes).
         self.drawer = talk.drawer if talk is not None else Drawer(RepeatWindow())
+        self.language = cfg.language
         self.templates = {
             kind: (talk.thanks_templates(kind) if talk is not None else None)
-            or _templates(raw, f"director.triage.thanks_{kind}")
-            for kind, raw in (("gifts", cfg.thanks_gifts), ("guard", cfg.thanks_guard), ("follow", cfg.thanks_follow))
+            or _templates(_configured(cfg, kind), f"director.triage.thanks_{kind}")
+            for kind in ("gifts", "guard", "follow", "raid")
         }
 
     def _say(self, kind: str, values: dict[str, str | None], now: float, cta: bool) -> str:
-        d = self.drawer.draw(self.templates[kind], values, now) or self.drawer.draw(_FALLBACK[kind], values, now)
+        d = (self.drawer.draw(self.templates[kind], values, now)
+             or self.drawer.draw(_FALLBACK[self.language][kind], values, now))
         assert d is not None  # the fallback's slots are all given
         if self.talk is None:
             return d.text
@@ -102,11 +109,16 @@ class Thanks:
         return batch.events > 1
 
     def guard(self, thank: Thank, now: float | None = None) -> Candidate:
-        """A guard is thanked on its own line, ranked in the queue with the answers."""
+        """A guard is thanked on its own line, ranked in the queue with the answers; so is a raid, welcomed."""
         if now is None:  # it arrived a deadline before its deadline
             now = thank.deadline - self.cfg.deadlines.guard if thank.deadline != float("inf") else 0.0
-        text = self._say("guard", {"name": thank.name, "guard": GUARD_NAMES.get(thank.guard_level, "舰长")}, now,
-                         cta=False)
+        if thank.raid is not None:
+            text = self._say("raid", {"name": thank.name, "count": str(thank.raid) if thank.raid else None}, now,
+                             cta=False)
+            return Candidate(LineKind.FOLLOW, self.cfg.priorities.guard, "", text, thank.name, thank.deadline,
+                             LineSource.THANKS)
+        guard = thank.guard_name or GUARD_NAMES[self.language].get(thank.guard_level, GUARD_NAMES[self.language][3])
+        text = self._say("guard", {"name": thank.name, "guard": guard}, now, cta=False)
         return Candidate(LineKind.GUARD, self.cfg.priorities.guard, "", text, thank.name, thank.deadline,
                          LineSource.THANKS)
 
@@ -132,8 +144,9 @@ class Thanks:
                 totals[g] = totals.get(g, 0) + c
         top = sorted(totals, key=lambda g: -totals[g])[:2]
         names = list(batch.people)
-        text = self._say("gifts", {"names": join_names(names, self.cfg.gift_batch_names),
-                                   "gifts": "和".join(top) if top else "礼物"}, now, cta=True)
+        lang = self.language
+        text = self._say("gifts", {"names": join_names(names, self.cfg.gift_batch_names, lang),
+                                   "gifts": GIFT_JOIN[lang].join(top) if top else GIFT_DEFAULT[lang]}, now, cta=True)
         return self._line(text, batch, LineKind.GIFT, self.cfg.priorities.gift, self.cfg.deadlines.gift, now)
 
     def follow_line(self, now: float) -> TriagedLine:
@@ -141,7 +154,8 @@ class Thanks:
         batch = self.follows
         assert batch is not None
         self.follows = None
-        text = self._say("follow", {"names": join_names(list(batch.people), self.cfg.gift_batch_names)}, now, cta=True)
+        text = self._say("follow", {"names": join_names(list(batch.people), self.cfg.gift_batch_names, self.language)},
+                         now, cta=True)
         return self._line(text, batch, LineKind.FOLLOW, self.cfg.priorities.follow, self.cfg.deadlines.follow, now)
 
     @staticmethod

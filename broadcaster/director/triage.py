@@ -12,6 +12,12 @@ What it remembers between events lives in the small helpers passed in (message i
 per-user rate buckets, names safe to read out); `has_room` asks the queue, before the costlier
 moderation check, whether a line of that priority could get in at all.
 
+An English room (cfg.language "en") reads chat with director/chat_en.py: emotes are taken out of the text
+(a message of emotes alone is dropped), laughter and lone letters are noise, gg / W / pog are cheers kept
+although short, and a question is known by its English form too. A Twitch raid (a SYSTEM event with extra
+{"type": "raid", "viewers": N}) is welcomed on its own line; a paid message without words is thanked with its
+amount as the platform gave it ("$10.00", "500 bits": director/wording.py).
+
 The Director counts drops, writes the console's recent chat and the audit of blocked comments,
 merges near-duplicates and queues what is left.
 """
@@ -27,7 +33,9 @@ from broadcaster.brain.chitchat import cheer
 from broadcaster.brain.intent import is_question
 from broadcaster.brain.moderation import Moderator, speakable_name
 from broadcaster.brain.textnorm import clean, normalize, question_key
+from broadcaster.director import chat_en
 from broadcaster.director.config import TriageConfig
+from broadcaster.director.wording import guard_text, super_chat_thanks
 from broadcaster.lines import Line, LineKind, LineSource
 from common.bounded import BoundedDict
 from danmaku.event import MILLI_PER_CNY, Event, EventKind
@@ -47,6 +55,7 @@ class Drop(StrEnum):
     IGNORED_KIND = "ignored_kind"  # likes, enters, system notices (and follows unless thanked)
     TOO_SHORT = "too_short"
     NOISE = "noise"
+    EMOTE_ONLY = "emote_only"  # an English room: emotes and nothing else
     CHIT_CHAT = "chit_chat"
     QUEUE_FULL = "queue_full"
     MODERATION = "moderation"
@@ -87,7 +96,8 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class Thank:
-    """A gift or follow for the thanks batch, or a guard to thank (kind GIFT, FOLLOW or GUARD)."""
+    """A gift or follow for the thanks batch, or a guard (or raid) to thank on its own line (kind GIFT, FOLLOW or
+    GUARD; a raid rides as GUARD with `raid` set)."""
 
     kind: LineKind
     name: str  # safe to read out
@@ -96,6 +106,8 @@ class Thank:
     value_milli: int = 0  # Event.value_milli: converted into the room's currency, whatever the platform paid in
     guard_level: int = 0
     deadline: float = float("inf")
+    guard_name: str = ""  # what the guard bought, as said ("sub", "5 gifted memberships"); "" → by guard_level
+    raid: int | None = None  # a raid: the viewers it brought (0 when unknown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,9 +124,9 @@ class Dropped:
 
 
 # One shared result per reason (the hot path allocates nothing for a drop, and looks up no enum member).
-_DUPLICATE_ID, _IGNORED_KIND, _TOO_SHORT, _NOISE, _CHIT_CHAT, _QUEUE_FULL, _RATE_LIMIT, _SMALL_GIFT = (
+_DUPLICATE_ID, _IGNORED_KIND, _TOO_SHORT, _NOISE, _CHIT_CHAT, _QUEUE_FULL, _RATE_LIMIT, _SMALL_GIFT, _EMOTE_ONLY = (
     Dropped(r) for r in (Drop.DUPLICATE_ID, Drop.IGNORED_KIND, Drop.TOO_SHORT, Drop.NOISE, Drop.CHIT_CHAT,
-                         Drop.QUEUE_FULL, Drop.RATE_LIMIT, Drop.SMALL_GIFT))
+                         Drop.QUEUE_FULL, Drop.RATE_LIMIT, Drop.SMALL_GIFT, Drop.EMOTE_ONLY))
 _WITHDRAWN = Dropped(Drop.WITHDRAWN)
 
 
@@ -196,14 +208,25 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
     if kind == EventKind.GUARD:
         level = int(event.extra.get("guard_level") or (event.user.guard_level if event.user else 0) or 3)
         return Thank(LineKind.GUARD, names(event), guard_level=level,
-                     deadline=event_deadline(event, now, cfg.deadlines.guard))
+                     deadline=event_deadline(event, now, cfg.deadlines.guard),
+                     guard_name=guard_text(event, cfg.language) if cfg.language != "zh" else "")
     if kind not in _CHAT:
-        if kind == EventKind.SYSTEM and event.extra.get("type") == "sc_delete":
-            return Withdraw(tuple(str(i) for i in event.extra.get("ids") or ()))
+        if kind == EventKind.SYSTEM:
+            what = event.extra.get("type")
+            if what == "sc_delete":
+                return Withdraw(tuple(str(i) for i in event.extra.get("ids") or ()))
+            if what == "raid" and event.user is not None:
+                # Raiders arrive now: welcomed while they are here (the follow deadline), ranked like a guard.
+                return Thank(LineKind.GUARD, names(event), raid=max(0, int(event.extra.get("viewers") or 0)),
+                             deadline=event_deadline(event, now, cfg.deadlines.follow))
         return _IGNORED_KIND  # likes, enters, system notices: nothing to say
     if withdrawn is not None and kind == EventKind.SUPER_CHAT and sc_id(event) in withdrawn:
         return _WITHDRAWN  # deleted before it reached us
-    text = normalize(event.text)[: cfg.max_chars]
+    english = cfg.language == "en"
+    said = chat_en.without_emotes(event.text, str(event.extra.get("emotes") or "")) if english else event.text
+    if english and not said.strip() and event.text.strip() and kind != EventKind.SUPER_CHAT:
+        return _EMOTE_ONLY
+    text = normalize(said)[: cfg.chars_max]
     key = question_key(text)
     is_sc = kind == EventKind.SUPER_CHAT
     if is_sc:
@@ -212,11 +235,14 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
         priority = cfg.priorities.super_chat + cfg.priorities.per_cny * (max(0, event.value_milli) / MILLI_PER_CNY)
         deadline_s = cfg.deadlines.super_chat
     else:
-        if len(key) < cfg.min_chars and not cheer(event.text):  # "❤️❤️", "👍👍" are chit-chat, not too short
-            return _TOO_SHORT
-        if _NOISE_RE.match(key):
+        reading = chat_en.reading(said) if english else None
+        if reading is chat_en.Reading.NOISE:
             return _NOISE
-        if is_question(text, normalized=True):
+        if len(key) < cfg.min_chars and not (cheer(event.text) or reading is chat_en.Reading.CHEER):
+            return _TOO_SHORT  # "❤️❤️", "👍👍", "W" are chit-chat, not too short
+        if _NOISE_RE.match(key) and reading is not chat_en.Reading.CHEER:
+            return _NOISE
+        if is_question(text, normalized=True) or (english and chat_en.is_question(said)):
             line_kind, priority, deadline_s = LineKind.QUESTION, cfg.priorities.question, cfg.deadlines.question
         elif cfg.answer_chit_chat:
             line_kind, priority, deadline_s = LineKind.COMMENT, cfg.priorities.comment, cfg.deadlines.comment
@@ -235,9 +261,10 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
             return _RATE_LIMIT
     name = names(event)
     deadline = event_deadline(event, now, deadline_s)
-    if is_sc and not text:  # a super chat without words is thanked like a guard
-        return Candidate(line_kind, priority, "", f"感谢{name}的醒目留言！", name, deadline, LineSource.THANKS)
+    if is_sc and not text:  # a super chat without words is thanked like a guard, with its amount in English
+        return Candidate(line_kind, priority, "", super_chat_thanks(name, event, cfg.language), name, deadline,
+                         LineSource.THANKS)
     # The line carries what the viewer wrote (cleaned), not the normalized form used for matching.
-    shown = clean(event.text)[: cfg.max_chars] or text
+    shown = clean(said)[: cfg.chars_max] or text
     return Candidate(line_kind, priority, key, shown, name, deadline)
 
