@@ -9,7 +9,7 @@ $PIP install -q --upgrade pip >/dev/null 2>&1 || true
 if [ "${1:-}" = "--test" ]; then
   # torch first, pinned: the CPU build; anything that pulls torch later then finds it satisfied.
   $PIP install -q torch==2.13.0
-  $PIP install -q -e '.[test,ml,face]'
+  $PIP install -q -e '.[test,ml,face,english,asr-check]'
   # Coqui TTS beside the CPU torch: PyPI's torchaudio/torchcodec wheels link CUDA libraries. Installed
   # without their native libraries, torchaudio runs in pure-Python mode, which is all VITS/XTTS inference
   # uses; torchcodec is only checked for at import (audio is decoded with PyAV).
