@@ -514,7 +514,7 @@ async def test_a_short_question_with_weakly_matched_passages_reaches_the_model(k
         out = await _say(brain, _line("出差带着方便吗", tkind="comment"))
         assert [s.text for s in out] == ["适合经常出差的朋友。", brain.cfg.guard.safe_line]
         text = {p.id: p.text for p in brain.kb.passages}
-        assert out[0].source == "llm" and [text[pid] for pid in out[0].passage_ids][0] == next(
+        assert out[0].source == "llm" and next(text[pid] for pid in out[0].passage_ids) == next(
             t for t in text.values() if "适合人群" in t)
         assert "ungrounded number 24" in out[1].dropped[0]["reason"]  # the cold figure said of hot water
         assert "适合人群" in llm_server.requests[-1]["body"]["messages"][0]["content"]  # the weak passage informed the model
