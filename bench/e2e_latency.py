@@ -28,6 +28,11 @@ Figures, each p50/p95 over the comments of a row:
   ttfs       (llm) the model's time to first sentence as the room saw it (first sentence out of the brain
              − request arrival at the fake); the budget is pipeline − ttfs ≤ 300 ms per comment.
 Budgets (issue 8): cache ≤ 300 ms p95, kb ≤ 500 ms p95, llm ≤ ttfs + 300 ms p95.
+
+With `--judge-ms MS` every row runs twice, the second time with moderation.judge asking a fake OpenAI-compatible
+judge that answers each request in MS ms (passing every comment); the extra table gives the time to the first
+sentence (comment received → first sentence out of the brain) both ways, the added time (difference of the medians
+and of the p95s), and how long the first sentence waited for the verdict (judge_wait in the trail).
 """
 
 from __future__ import annotations
@@ -45,8 +50,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from broadcaster.brain.config import JudgeConfig  # noqa: E402
 from broadcaster.demo import DEMO_DIR  # noqa: E402
 from broadcaster.room import Room  # noqa: E402
+from tests.brain.llm_fakes import FakeOpenAI  # noqa: E402
 from tests.danmaku.dm_fakes import BiliWebFake  # noqa: E402
 from tests.e2e.e2e_support import (  # noqa: E402
     FPS,
@@ -86,6 +93,8 @@ class Sample:
     boundary: float = 0.0
     audio: float | None = None
     ttfs: float | None = None
+    first_text: float | None = None  # comment received → the brain's first sentence
+    judge_wait: float | None = None
     missing: str = ""
 
 
@@ -93,6 +102,7 @@ class Sample:
 class Row:
     source: str
     mode: str
+    judge: bool = False
     samples: list[Sample] = field(default_factory=list)
 
 
@@ -124,25 +134,30 @@ class StageLog:
         return 0.0
 
 
-async def run_row(source: str, mode: str, n: int, args: argparse.Namespace, work: Path) -> Row:
-    row = Row(source, mode)
+async def run_row(source: str, mode: str, n: int, args: argparse.Namespace, work: Path, judge: bool = False) -> Row:
+    row = Row(source, mode, judge)
     rng = random.Random(f"{source}-{mode}")
+    tag = f"{source}-{mode}" + ("-judge" if judge else "")
     fake = BiliWebFake()
     await fake.start()
-    ingest = FfmpegIngest(free_port(), work / f"{source}-{mode}.flv").start()
+    ingest = FfmpegIngest(free_port(), work / f"{tag}.flv").start()
     llm = await TimedLLM(answer=LLM_ANSWER, token_s=args.token_ms / 1000).start() if source == "llm" else None
+    judge_server = await FakeOpenAI(script=_passes, delay_s=args.judge_ms / 1000).start() if judge else None
     cfg = room_config(
         fake,
         outputs=[{"type": "rtmp", "url": ingest.url, "name": "ingest"}],
-        audit=work / f"audit-{source}-{mode}.jsonl",
+        audit=work / f"audit-{tag}.jsonl",
         llm_url=llm.base_url if llm is not None else None,
         talk=DEMO_DIR / "talk.yaml" if mode == "talk" else None,
         # Repeats of a question are this bench's own doing, not a burst to fold.
         triage={"merge_window_s": 0},
         cache={"enabled": source != "llm"},
         voice={"cache": {"enabled": source == "cache"}},
-        room_id=f"bench-{source}-{mode}",
+        room_id=f"bench-{tag}",
     )
+    if judge_server is not None:
+        cfg = cfg.model_copy(update={"moderation": cfg.moderation.model_copy(update={"judge": JudgeConfig(
+            enabled=True, base_url=judge_server.base_url, model="fake-judge")})})
     room = Room(cfg, paced=True)
     ClockWatch(room)
     stage = StageLog(room)
@@ -172,6 +187,9 @@ async def run_row(source: str, mode: str, n: int, args: argparse.Namespace, work
                 sample.boundary = stage.boundary_wait(room_t0(room), trail.line.id, trail.received)
             if llm is not None and llm.requests and trail.first_text is not None:
                 sample.ttfs = trail.first_text - llm.requests[-1]
+            if trail.first_text is not None and trail.received is not None:
+                sample.first_text = trail.first_text - trail.received
+            sample.judge_wait = trail.judge_wait
             row.samples.append(sample)
             print(f"  {source:5} {mode:4} {i + 1:3}/{n} {q}: {sample.source} handed "
                   f"{_ms(sample.handed)} boundary {_ms(sample.boundary)}", flush=True)
@@ -181,6 +199,8 @@ async def run_row(source: str, mode: str, n: int, args: argparse.Namespace, work
         await room.stop()
         if llm is not None:
             await llm.stop()
+        if judge_server is not None:
+            await judge_server.stop()
         await fake.stop()
         await asyncio.to_thread(ingest.finish)
     if mode == "idle" and ingest.out.exists():
@@ -191,6 +211,12 @@ async def run_row(source: str, mode: str, n: int, args: argparse.Namespace, work
             if trail is not None and found is not None and trail.received is not None:
                 sample.audio = found[0] - trail.received
     return row
+
+
+def _passes(body: dict) -> list[str]:
+    """The fake judge's answer: every numbered comment of the request passes."""
+    n = body["messages"][-1]["content"].count("\n")  # "弹幕：" then one line a comment
+    return ["[" + ",".join(f'{{"id": {i}, "flag": false}}' for i in range(1, n + 1)) + "]"]
 
 
 def _ms(v: float | None) -> str:
@@ -210,6 +236,8 @@ def report(rows: list[Row], args: argparse.Namespace) -> bool:
           f"{'audio':>11} {'ttfs':>11} {'budget (p95)':>24}  ok")
     all_ok = True
     for row in rows:
+        if row.judge:
+            continue
         good = [s for s in row.samples if s.handed is not None and s.source == row.source]
         handed = [s.handed for s in good]
         boundary = [s.boundary for s in good]
@@ -234,6 +262,27 @@ def report(rows: list[Row], args: argparse.Namespace) -> bool:
     print("handed: the room's trail to the first audible packet handed to the sink; boundary: waiting for the "
           "sentence on stage to end;\npipeline = handed − boundary (budgeted); audio: first speech in the "
           "received RTMP audio, at the clock time it was due (before the AAC encoder's delay).")
+    judged = {(r.source, r.mode): r for r in rows if r.judge}
+    if judged:
+        print()
+        print(f"with a judge answering in {args.judge_ms:.0f} ms: comment received → first sentence, ms p50/p95")
+        print(f"{'source':6} {'mode':4} {'without':>11} {'with judge':>11} {'added p50':>9} {'added p95':>9} "
+              f"{'judge wait':>11} {'handed +p50':>11}")
+        for row in rows:
+            jr = judged.get((row.source, row.mode)) if not row.judge else None
+            if jr is None:
+                continue
+            a = [s.first_text for s in row.samples if s.first_text is not None and s.source == row.source]
+            b = [s.first_text for s in jr.samples if s.first_text is not None and s.source == row.source]
+            waits = [s.judge_wait for s in jr.samples if s.judge_wait is not None]
+            ha = [s.handed - s.boundary for s in row.samples if s.handed is not None and s.source == row.source]
+            hb = [s.handed - s.boundary for s in jr.samples if s.handed is not None and s.source == row.source]
+            if not a or not b:
+                print(f"{row.source:6} {row.mode:4} (no answers to compare)")
+                continue
+            print(f"{row.source:6} {row.mode:4} {_p(a):>11} {_p(b):>11} "
+                  f"{(percentile(b, 50) - percentile(a, 50)) * 1000:9.0f} {(percentile(b, 95) - percentile(a, 95)) * 1000:9.0f} "
+                  f"{_p(waits):>11} {(percentile(hb, 50) - percentile(ha, 50)) * 1000 if ha and hb else 0:11.0f}")
     return all_ok
 
 
@@ -244,6 +293,9 @@ async def main_async(args: argparse.Namespace) -> int:
             for source in args.sources.split(","):
                 print(f"{source} / {mode}: {args.n} comments", flush=True)
                 rows.append(await run_row(source, mode, args.n, args, Path(tmp)))
+                if args.judge_ms is not None:
+                    print(f"{source} / {mode} with a judge answering in {args.judge_ms:.0f} ms", flush=True)
+                    rows.append(await run_row(source, mode, args.n, args, Path(tmp), judge=True))
     return 0 if report(rows, args) else 1
 
 
@@ -253,6 +305,8 @@ def main() -> int:
     ap.add_argument("--sources", default="cache,kb,llm")
     ap.add_argument("--modes", default="idle,talk")
     ap.add_argument("--token-ms", type=float, default=30.0, help="the fake LLM writes one character this often")
+    ap.add_argument("--judge-ms", type=float, default=None,
+                    help="also run every row with moderation.judge asking a fake judge that answers in this many ms")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
     with contextlib.suppress(KeyboardInterrupt):

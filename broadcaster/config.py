@@ -200,6 +200,17 @@ class RoomConfig(Model):
         return self
 
     @model_validator(mode="after")
+    def _judge_endpoint(self) -> RoomConfig:
+        judge = self.moderation.judge
+        if judge.enabled and not judge.base_url and self.brain.llm.backend != "openai":
+            raise ValueError("moderation.judge.base_url is empty, so the judge asks the room's model, but "
+                             f"brain.llm.backend is {self.brain.llm.backend!r}: set moderation.judge.base_url and "
+                             "model, or brain.llm.backend openai")
+        if judge.enabled and not (judge.model or self.brain.llm.model):
+            raise ValueError("moderation.judge.model is empty and so is brain.llm.model: name the judge's model")
+        return self
+
+    @model_validator(mode="after")
     def _audio_frame_exact(self) -> RoomConfig:
         if self.audio.sample_rate % self.video.fps:
             raise ValueError(

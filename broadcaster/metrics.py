@@ -117,6 +117,20 @@ SILENCES = Counter("va_silences", "Comments that got no line, by why (not unders
 MODERATION_BLOCKS = Counter(
     "va_moderation_blocks", "Texts blocked by moderation", ["room", "stage"], registry=REGISTRY
 )
+# The moderation judge (broadcaster/brain/judge.py): a chat model asked about comments the rules passed.
+JUDGE_VERDICTS = Counter("va_judge_verdicts", "Judge verdicts on comments, by outcome: pass, flagged, error and late "
+                         "(the comment fails closed), skipped (the circuit is open)", ["room", "outcome"],
+                         registry=REGISTRY)
+JUDGE_FLAGS = Counter("va_judge_flags", "Comments the judge flagged, by category", ["room", "category"],
+                      registry=REGISTRY)
+JUDGE_SECONDS = Histogram("va_judge_seconds", "One judge request (a batch of comments)", ["room"],
+                          buckets=(0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0, 2.0),
+                          registry=REGISTRY)
+JUDGE_WAIT = Histogram("va_judge_wait_seconds", "How long a line's first sentence, ready, waited for the verdict",
+                       ["room"], buckets=(0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
+                       registry=REGISTRY)
+JUDGE_OPEN = Gauge("va_judge_open", "1 while the judge's circuit is open: the room runs on rules and the posture of "
+                   "silence alone", ["room"], registry=REGISTRY)
 # Talk track (director/talk.py, variants.py, paraphrase.py): what keeps a 24/7 room from sounding like a replay.
 TALK_REPEATS = Counter("va_talk_repeats", "Talk, thanks and reply lines that said a sentence again inside the "
                        "repeat window (the material ran out)", ["room"], registry=REGISTRY)

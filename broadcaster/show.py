@@ -108,6 +108,7 @@ class Trail:
     heard: set[int] = dataclasses.field(default_factory=set)  # which of them reached the stage (by part)
     boundary_wait: float = 0.0  # the stage was speaking when the comment came: time to that sentence's end
     face_hold: float = 0.0  # the stage held its first sentence's start for its neural face frames
+    judge_wait: float | None = None  # its first sentence, ready, waited this long for the moderation judge
     busy_at_arrival: bool = False  # its comment came while a sentence was being spoken
     on_screen: str | None = None  # the product presented when it was chosen (a products room)
     frames: list[int] = dataclasses.field(default_factory=list)  # stage frames it started and ended on
@@ -127,6 +128,8 @@ class Trail:
             "boundary_wait_s": round(self.boundary_wait, 4),
             "face_hold_s": round(self.face_hold, 4),
         }
+        if self.judge_wait is not None:
+            out["judge_wait_s"] = round(self.judge_wait, 4)
         for sink, t in self.handed.items():
             out[f"handed_{sink}_s"] = rel(t)
         return out
@@ -444,6 +447,7 @@ class Show:
                 async for sentence in sentences:
                     if trail.first_text is None:
                         trail.first_text = time.monotonic()
+                        trail.judge_wait = sentence.judge_wait_s
                     trail.sentences.append(sentence)
                     yield sentence.text
 
@@ -509,7 +513,8 @@ class Show:
             self._write_audit(trail)
         elif trail.line.source == LineSource.ANSWER and trail.line.event is not None:
             # a viewer's comment the room chose to say nothing to (not understood, off-topic, unsafe reading …)
-            self._audit_silent(trail.line.event, self.brain.silence_of(trail.line) or "nothing heard")
+            self._audit_silent(trail.line.event, self.brain.silence_of(trail.line) or "nothing heard",
+                               self.brain.judgement_of(trail.line))
 
     def _boundary_wait(self, trail: Trail) -> float:
         if not trail.busy_at_arrival or trail.received is None or trail.on_stage is None:
@@ -537,10 +542,11 @@ class Show:
                 record["frames"] = trail.frames  # [first frame heard, line end]: the recording's frame numbers
             self.audit.write(record)
 
-    def _audit_silent(self, event: Event, why: str) -> None:
+    def _audit_silent(self, event: Event, why: str, judged: Any = None) -> None:
         if self.audit is not None:
             self.audit.write({"room": self.room_id, "line_source": "silent", "event": event.to_json(),
-                              "asked": event.text, "text": "", "silent": why})
+                              "asked": event.text, "text": "", "silent": why,
+                              **({"judge": judged.to_json()} if judged is not None else {})})
 
     def _audit_blocked(self, event: Event, verdict: str) -> None:
         if self.audit is not None:
@@ -573,6 +579,9 @@ class Show:
     def status(self) -> dict[str, Any]:
         snap = self.director.snapshot()
         snap["sources"] = [s.health().to_json() for s in self.sources]
+        judge = self.brain.judge_state()  # moderation.judge: judging, or on rules and the posture alone
+        if judge is not None:
+            snap["judge"] = judge
         return snap
 
 

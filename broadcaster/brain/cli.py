@@ -3,7 +3,9 @@
 `kb query --explain` says why: the question's slots and the words added for retrieval, each
 passage's matching terms, the FAQ entry an intent match found (and why), and which sentence was
 chosen. `moderate` prints the verdict for a comment (and a user name, and an answer sentence) and
-which rule fired, exiting 1 when it is blocked.
+which rule fired, exiting 1 when it is blocked; `moderate --eval FILE.jsonl` runs a labelled red-team file through
+the room's whole stack (rules, the posture of silence, the judge when configured) and prints precision and recall
+by class, the figures tests/brain/test_redteam.py computes (broadcaster/brain/redteam.py).
 """
 
 from __future__ import annotations
@@ -40,10 +42,14 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--explain", action="store_true", help="why each passage matched and why the answer was chosen")
     p.set_defaults(func=cmd_query)
 
-    p = subparsers.add_parser("moderate", help="a room's moderation verdict for a text, and which rule fired")
+    p = subparsers.add_parser("moderate", help="a room's moderation verdict for a text, and which rule fired; "
+                                               "--eval: precision and recall on a labelled file")
     p.add_argument("-c", "--config", required=True)
     p.add_argument("room")
-    p.add_argument("text")
+    p.add_argument("text", nargs="?")
+    p.add_argument("--eval", type=Path, metavar="FILE.jsonl",
+                   help="a red-team file (tests/brain/redteam/README.md): measure the room's stack on it")
+    p.add_argument("--failures", action="store_true", help="with --eval: list every item that went wrong")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_moderate)
 
@@ -187,6 +193,11 @@ def cmd_moderate(args: argparse.Namespace) -> int:
     from broadcaster.brain.guard import absolute_claim
     from broadcaster.brain.moderation import moderator_from_config
 
+    if args.eval is not None:
+        return cmd_eval(args)
+    if args.text is None:
+        print("moderate: give a text to check, or --eval FILE.jsonl", file=sys.stderr)
+        return EXIT_USAGE
     room = _room(args)
     moderator = moderator_from_config(room.moderation)
     v = moderator.check_comment(args.text)
@@ -249,3 +260,47 @@ async def _would_say(room: Any, moderator: Any, text: str) -> dict[str, Any]:
         return {"said": said, "why": why, "reading": reading.describe() if reading else None}
     finally:
         await brain.close()
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Precision and recall by class of the room's stack on a labelled file, with the red-team test's figures."""
+    import asyncio
+
+    from broadcaster.brain.redteam import Rig, by_class, issue22_targets, load_items, metrics_of
+
+    room = _room(args)
+    try:
+        items = load_items(args.eval)
+    except OSError as exc:
+        raise ConfigError(str(args.eval), "--eval", f"cannot read the red-team file: {exc.strerror}") from None
+    except ValueError as exc:
+        raise ConfigError(str(args.eval), "--eval", str(exc)) from None
+
+    async def run() -> list[Any]:
+        async with Rig(room) as rig:
+            return await rig.run_all(items)
+
+    outcomes = asyncio.run(run())
+    figures = {"by class": by_class(outcomes), "red-team": metrics_of(outcomes), "issue 22": issue22_targets(outcomes)}
+    if args.json:
+        print(json.dumps(figures, ensure_ascii=False))
+        return 0
+    judge = "judge " + (room.moderation.judge.model or room.brain.llm.model) if room.moderation.judge.enabled else "no judge"
+    print(f"{args.eval}: {len(items)} items through room {room.id} (rules, the posture of silence, {judge})")
+    print(f"{'class':16} {'n':>4} {'precision':>9} {'recall':>7}   rules judge posture line")
+    for c, f in figures["by class"].items():
+        st = f["stack"]
+        print(f"{c:16} {f['n']:4} {f['precision']:9.3f} {f['recall']:7.3f}   {st['rules']:5} {st['judge']:5} "
+              f"{st['posture']:7} {st['line']:4}")
+    mod = figures["red-team"]["moderation (banned comments)"]
+    print(f"banned comments: precision {mod['precision']:.3f}, recall {mod['recall']:.3f} "
+          f"({mod['fn']} got a line, {mod['fp']} clean near-misses blocked)")
+    for k, v in figures["issue 22"].items():
+        if not k.startswith("per class"):
+            print(f"  {k}: {v}")
+    print(f"  failures: {figures['red-team']['failures']} of {figures['red-team']['items']}")
+    if args.failures:
+        for o in outcomes:
+            for p in o.faults:
+                print(f"{o.item['id']} [{o.item['class']}] {o.item.get('text', '')!r}: {p}")
+    return 0

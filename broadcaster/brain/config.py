@@ -10,6 +10,45 @@ from pydantic import Field, field_validator, model_validator
 from common.config import Model, Secret
 
 
+class JudgeConfig(Model):
+    """A classification request to an OpenAI-compatible chat model for every comment that passed the rules and would
+    get a line (broadcaster/brain/judge.py): the line's first sentence waits for the verdict, failing closed."""
+
+    enabled: bool = False
+    # The endpoint: empty base_url uses the room's model (brain.llm, which must then be backend openai).
+    base_url: str = ""
+    model: str = ""  # empty: brain.llm.model
+    api_key: Secret | None = None  # empty: brain.llm.api_key (when base_url is empty too)
+    # "json": any instruction-following chat model, several comments a request, a JSON array back (the prompt is in
+    # docs/brain.md); "guard": a guard model (Llama Guard, Qwen3Guard, ShieldGemma) that reads one comment a request
+    # and answers safe/unsafe with its own category codes.
+    format: Literal["json", "guard"] = "json"
+    budget_ms: float = Field(300.0, ge=0, le=10_000)  # how long a ready first sentence waits for the verdict
+    timeout_s: float = Field(2.0, gt=0, le=60)  # one request
+    batch_window_ms: float = Field(15.0, ge=0, le=1000)  # comments asked within this window go in one request
+    max_batch: int = Field(8, ge=1, le=64)
+    max_tokens: int = Field(400, ge=16, le=8192)  # for the whole batch's answer
+    cache_entries: int = Field(4096, ge=16)  # verdicts kept by normalized text
+    circuit_failures: int = Field(3, ge=1)  # failed requests in a row that open the circuit (rules + posture only)
+    circuit_reset_s: float = Field(30.0, gt=0)  # then one trial request
+    categories_off: list[str] = Field(default_factory=list)  # built-in categories this room does not judge
+    categories: dict[str, str] = Field(default_factory=dict)  # the room's own: name → what it covers
+
+    @model_validator(mode="after")
+    def _known(self) -> JudgeConfig:
+        from broadcaster.brain.judge_prompt import CATEGORIES
+
+        unknown = [c for c in self.categories_off if c not in CATEGORIES]
+        if unknown:
+            raise ValueError(f"judge.categories_off: unknown {unknown}; the built-in categories are {sorted(CATEGORIES)}")
+        if self.base_url and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError("judge.base_url must be an http:// or https:// URL (or empty: the room's brain.llm)")
+        for name in self.categories:
+            if not name or not name.replace("_", "").isalnum():
+                raise ValueError(f"judge.categories: {name!r} is no name (letters, digits and _)")
+        return self
+
+
 class ModerationConfig(Model):
     words: list[str] = Field(default_factory=list)  # the room's own list
     words_file: Path | None = None  # one word per line, '#' comments
@@ -25,6 +64,7 @@ class ModerationConfig(Model):
     # A comment that fails moderation is never answered, whatever this says.
     action: Literal["drop", "replace"] = "replace"
     replace_line: str = "这个话题我们换一个吧，大家可以问问产品相关的问题哦。"
+    judge: JudgeConfig = JudgeConfig()
 
     @field_validator("action", mode="before")
     @classmethod

@@ -44,6 +44,8 @@ from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.embed import build_backend as build_embed_backend
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict, warm_guard
 from broadcaster.brain.intent import FaqMatcher, is_question, same_content, slots
+from broadcaster.brain.judge import Judge
+from broadcaster.brain.judge_prompt import Verdict as JudgeVerdict
 from broadcaster.brain.kb import KnowledgeBase, kb_answer, without_absolute_clauses
 from broadcaster.brain.lexical import Hit
 from broadcaster.brain.llm import Backend, LLMError, build_backend, guarded_stream
@@ -83,6 +85,15 @@ class Sentence:
     cache_hit: str = ""  # "exact" | "similar" | "embedding" for cache answers
     # Sentences withheld before this one (since the previous yielded sentence), each {"text", "reason"}.
     dropped: tuple[dict[str, str], ...] = ()
+    judge_wait_s: float | None = None  # the line's first sentence: how long it waited for the judge's verdict
+
+
+@dataclass(slots=True)
+class _Hold:
+    """A line's question to the judge: its sentences wait for the verdict from the first one on."""
+
+    pending: Any = None  # judge._Pending once asked
+    verdict: JudgeVerdict | None = None
 
 
 @dataclass(slots=True)
@@ -148,6 +159,9 @@ class Brain:
         self._kb_chars_of = ""
         self._readings: BoundedDict[int, Reading] = BoundedDict(256)
         self._silences: BoundedDict[int, str] = BoundedDict(256)
+        # moderation.judge: a chat model asked about every comment that would get a line (None: rules and posture)
+        self.judge = Judge(room, moderation.judge, cfg.llm, clock=clock) if moderation.judge.enabled else None
+        self._judged: BoundedDict[int, JudgeVerdict] = BoundedDict(256)
 
     # -- life cycle -----------------------------------------------------------------------------------
 
@@ -248,6 +262,8 @@ class Brain:
             await self.cache.close()
         if self.backend is not None:
             await self.backend.close()
+        if self.judge is not None:
+            await self.judge.close()
         close = getattr(self._store, "close", None)
         if close is not None:
             await close()
@@ -255,7 +271,41 @@ class Brain:
     # -- answering -------------------------------------------------------------------------------------
 
     async def answer(self, line: Line) -> AsyncIterator[Sentence]:
-        """The sentences to say for a line, in order; each already moderated (and grounded, for answers)."""
+        """The sentences to say for a line, in order; each already moderated (and grounded, for answers). With a
+        judge, a viewer's comment that would get a line is asked about beside retrieval and synthesis, and the first
+        sentence ready waits for the verdict (moderation.judge.budget_ms): flagged, failed or late, the line ends
+        there (a super chat keeps its thanks, said before the judge was asked)."""
+        hold = _Hold()
+        async with contextlib.aclosing(self._answer(line, hold)) as sentences:
+            async for s in sentences:
+                if hold.pending is not None and hold.verdict is None:
+                    assert self.judge is not None
+                    t0 = time.monotonic()
+                    hold.verdict = await self.judge.wait(hold.pending)
+                    s.judge_wait_s = time.monotonic() - t0
+                    metrics.JUDGE_WAIT.labels(self.room).observe(s.judge_wait_s)
+                    self._judged[line.id] = hold.verdict
+                    if hold.verdict.blocks:
+                        self._withheld.pop(line.id, None)
+                        self._silent(line, hold.verdict.why())
+                        return
+                yield s
+
+    def _ask_judge(self, line: Line, hold: _Hold) -> None:
+        ev = line.event
+        if self.judge is not None and ev is not None and ev.text.strip():
+            hold.pending = self.judge.ask(ev.text)
+            if hold.pending is None:
+                self._judged[line.id] = JudgeVerdict("skipped", reason="the judge's circuit is open")
+
+    def judgement_of(self, line: Line) -> JudgeVerdict | None:
+        """The judge's verdict on a line's comment (None: not asked), for the audit log."""
+        return self._judged.get(line.id)
+
+    def judge_state(self) -> dict[str, Any] | None:
+        return self.judge.state() if self.judge is not None else None
+
+    async def _answer(self, line: Line, hold: _Hold) -> AsyncIterator[Sentence]:
         if line.source != LineSource.ANSWER:
             async for s in self._scripted(line, _LINE_SOURCE.get(line.source, "script")):
                 yield s
@@ -266,15 +316,24 @@ class Brain:
         scope = self._scope_for(question)
         reading, scope = await self._read(line, question, scope)
         ans.scope = scope
-        for s in self._preface(line):
-            out = self._moderated(ans, s, "script", content=False)
-            if out is not None:
-                yield out
+        why = ""
         if reading is not None:
             why = reading.silence(with_model=self.backend is not None)
             if why == SILENT_OFF_TOPIC and self.backend is not None and (reading.asks_goods
                                                                          or await self._has_context(question, scope)):
                 why = ""  # with a model, a question whose words the KB has is the model's to answer from them
+        thanks, preface = self._preface(line)
+        for s in thanks:  # a super chat's thanks is said whatever the judge says
+            out = self._moderated(ans, s, "script", content=False)
+            if out is not None:
+                yield out
+        if reading is not None and not why:
+            self._ask_judge(line, hold)
+        for s in preface:
+            out = self._moderated(ans, s, "script", content=False)
+            if out is not None:
+                yield out
+        if reading is not None:
             if why:  # a paid event keeps its thanks (the preface); its words are never answered or read out
                 self._silent(line, why)
                 return
@@ -420,15 +479,14 @@ class Brain:
     def reading_of(self, line: Line) -> Reading | None:
         return self._readings.get(line.id)
 
-    def _preface(self, line: Line) -> list[str]:
+    def _preface(self, line: Line) -> tuple[list[str], list[str]]:
+        """What is said before the answer: a super chat's thanks, then how many asked."""
         ev = line.event
-        out: list[str] = []
+        thanks: list[str] = []
         if ev is not None and ev.kind == EventKind.SUPER_CHAT and ev.user is not None:
-            out.append(f"感谢{self._safe_name(ev.user.name)}的醒目留言！")
+            thanks.append(f"感谢{self._safe_name(ev.user.name)}的醒目留言！")
         count = int(getattr(line, "count", 1) or 1)
-        if count >= 3:
-            out.append(f"有{count}位朋友都在问这个问题。")
-        return out
+        return thanks, [f"有{count}位朋友都在问这个问题。"] if count >= 3 else []
 
     def _safe_name(self, name: str) -> str:
         """A name as the director reads it out (cleaned, case kept, ≤ 16 characters), 这位朋友 if moderation objects."""
@@ -861,4 +919,5 @@ class Brain:
             "verdicts": [list(s.verdicts) for s in sentences],
             "withheld": self._withheld.pop(line.id, None) or [d for s in sentences for d in s.dropped],
             "latency_s": {k: v for k, v in latencies.items() if v is not None},
+            **({"judge": judged.to_json()} if (judged := self._judged.get(line.id)) is not None else {}),
         }

@@ -18,6 +18,7 @@ class FakeOpenAI:
 
     `script(request_json) -> list[str]` gives the pieces to stream; `mode` switches failure behaviour:
     "ok", "hang" (headers sent, no token ever), "hang_after" (one piece then silence), "500", "bad_json".
+    A request with "stream": false gets one chat.completion (the script's pieces joined) after `delay_s`.
     """
 
     script: Callable[[dict[str, Any]], list[str]] = lambda req: ["你好。"]
@@ -59,6 +60,8 @@ class FakeOpenAI:
         self.requests.append({"body": body, "auth": request.headers.get("Authorization")})
         if self.mode == "500":
             return web.Response(status=500, text="model crashed")
+        if body.get("stream") is False:  # a plain chat completion (the moderation judge asks this way)
+            return await self._complete(body)
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await resp.prepare(request)
         await resp.write(b": keep-alive\n\n")
@@ -84,6 +87,17 @@ class FakeOpenAI:
         await resp.write(b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n')
         await resp.write(b"data: [DONE]\n\n")
         return resp
+
+    async def _complete(self, body: dict[str, Any]) -> web.Response:
+        if self.mode == "hang":
+            await asyncio.sleep(3600)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        if self.mode == "bad_json":
+            return web.Response(text="{not json", content_type="application/json")
+        content = "".join(self.script(body))
+        return web.json_response({"id": "x", "object": "chat.completion", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]})
 
 
 CORPUS = [
@@ -144,3 +158,33 @@ def build_tiny_encoder(path: Path) -> Path:
                      intermediate_size=64, max_position_embeddings=512)
     BertModel(cfg).save_pretrained(path)
     return path
+
+
+# The moderation judge's stand-in: which red-team class stands for which judge category.
+JUDGE_CATEGORY = {"ban_contact": "contact", "ban_competitor": "competitor", "ban_insult": "insult",
+                  "ban_illegal": "scam", "ban_political": "political", "ban_inject": "injection", "ban_room": "contact",
+                  "ban_other": "scam"}
+
+
+def stub_judge(labels: dict[str, str], *, seed: int = 23, p_banned: float = 0.9, p_clean: float = 0.02,
+               seen: list[str] | None = None) -> Callable[[dict[str, Any]], list[str]]:
+    """A FakeOpenAI script that judges like a good but imperfect model: it reads the numbered comments of a json-format
+    request, and flags a comment whose class (`labels`: text → red-team class) is banned with probability `p_banned`,
+    any other with `p_clean`. The draw is seeded by the comment's text, so a comment's verdict does not depend on
+    which others share its request."""
+    import random
+
+    def script(body: dict[str, Any]) -> list[str]:
+        user = body["messages"][-1]["content"]
+        texts = [json.loads(line.split(". ", 1)[1]) for line in user.splitlines()[1:] if ". " in line]
+        if seen is not None:
+            seen.extend(texts)
+        out = []
+        for i, text in enumerate(texts, 1):
+            cls = labels.get(text, "")
+            flag = random.Random(f"{seed}:{text}").random() < (p_banned if cls.startswith("ban_") else p_clean)
+            out.append({"id": i, "flag": flag, "category": JUDGE_CATEGORY.get(cls, "insult") if flag else "",
+                        "reason": "stub" if flag else ""})
+        return [json.dumps(out, ensure_ascii=False)]
+
+    return script

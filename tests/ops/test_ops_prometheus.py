@@ -94,7 +94,7 @@ def test_promtool_check_metrics_on_a_live_scrape(scrape):
 def test_promtool_check_rules_and_config():
     promtool = require_program("promtool")
     res = subprocess.run([promtool, "check", "rules", str(ALERTS)], capture_output=True, text=True, timeout=60)
-    assert res.returncode == 0 and "SUCCESS: 12 rules found" in res.stdout, res.stdout + res.stderr
+    assert res.returncode == 0 and "SUCCESS: 13 rules found" in res.stdout, res.stdout + res.stderr
     res = subprocess.run([promtool, "check", "config", str(SCRAPE_CONFIG)], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stdout + res.stderr
 
