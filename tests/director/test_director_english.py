@@ -228,3 +228,15 @@ def test_an_english_room_config_reaches_the_directors_wording() -> None:
     d.offer(e)
     line = d.pick()
     assert line is not None and line.source is LineSource.THANKS and "Ann" in line.text and "sub" in line.text
+
+
+def test_the_ai_label_follows_the_language_and_the_platform() -> None:
+    en = RoomConfig.model_validate({"id": "en", "language": "en", "sources": [{"type": "twitch", "channel": "abc"}]})
+    assert en.avatar.overlays.label.text == "AI-generated content"
+    on_bili = RoomConfig.model_validate({"id": "b", "language": "en", "sources": [
+        {"type": "group", "members": [{"type": "bilibili_web", "room_id": 5}, {"type": "twitch", "channel": "abc"}]}]})
+    assert on_bili.avatar.overlays.label.text == "本内容由AI生成 · AI-generated"  # a Chinese platform's label
+    own = RoomConfig.model_validate({"id": "o", "language": "en",
+                                     "avatar": {"overlays": {"label": {"text": "Virtual host"}}}})
+    assert own.avatar.overlays.label.text == "Virtual host"
+    assert RoomConfig.model_validate({"id": "z"}).avatar.overlays.label.text == "本内容由AI生成 · AI-generated"
