@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from broadcaster.director.desk import ProductDesk, ProductLine
 from broadcaster.director.products import LiveProduct, ProductAware
@@ -19,8 +19,19 @@ from broadcaster.stage import StageEvent, StageEventKind
 
 if TYPE_CHECKING:
     from broadcaster.brain import Brain
-    from broadcaster.show import Show
     from renderer.card import Card
+
+
+class ShowSide(Protocol):
+    """What the presenter uses of the Show that owns it (the Show imports the presenter, not the other way)."""
+
+    room_id: str
+    director: Any
+    brain: Any
+    audit: Any
+    stage: Any
+
+    def cut_lines(self, doomed: Any) -> None: ...
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +40,7 @@ ACTIONS = ("view", "present", "next", "start_offer", "stop_offer", "stock")
 
 
 class Presenter:
-    def __init__(self, show: Show) -> None:
+    def __init__(self, show: ShowSide) -> None:
         self.show = show
         self.on_card: str | None = None  # the product whose card was last handed to the stage
         self.card_line: Line | None = None  # the line that card waits for (None: it is on screen)

@@ -35,15 +35,15 @@ from typing import TYPE_CHECKING, Any
 from broadcaster import metrics
 from broadcaster.brain.guard import GroundingGuard
 from broadcaster.director.config import ParaphraseConfig
+from broadcaster.director.scene import POINTS
 from broadcaster.director.variants import DYNAMIC, Template, TemplateError, sentence_key, split_sentences
 
 if TYPE_CHECKING:
     from broadcaster.brain.moderation import Moderator
-    from broadcaster.director.talk import Scene, TalkLine
+    from broadcaster.director.scene import Scene, TalkLine
 
 log = logging.getLogger(__name__)
 
-POINTS = "points"  # the ident of a product's selling lines written from its facts
 RULES = (
     "你是直播间的话术编辑，只输出改写好的句子，每行一句，不要编号和解释。",
     "只能使用给出的产品资料和原句里的事实；不要新增任何数字、价格、赠品、承诺、产地、功效。",
@@ -147,7 +147,7 @@ class Paraphraser:
 
     def _want(self, scene: Scene | None, item: TalkLine | None, n: int) -> None:
         if scene is None:
-            from broadcaster.director.talk import Scene
+            from broadcaster.director.scene import Scene
 
             scene = Scene()
         ident = item.ident if item is not None else POINTS

@@ -23,20 +23,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rapidfuzz import fuzz
 
 from broadcaster.brain.guard import GroundingGuard
 from broadcaster.brain.textnorm import normalize, question_key
-from broadcaster.director.talk import parse_variants
+from broadcaster.director.scene import parse_variants
 from broadcaster.director.triage import Candidate
 from broadcaster.director.variants import Template, split_sentences
 from broadcaster.lines import LineKind, LineSource
 
 if TYPE_CHECKING:
     from broadcaster.brain.moderation import Moderator
-    from broadcaster.director.talk import TalkTrack
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +44,19 @@ _KINDS = frozenset({LineKind.QUESTION, LineKind.COMMENT})
 
 class RulesError(ValueError):
     """A reply rule that cannot be used; the message names the file and key."""
+
+
+class Track(Protocol):
+    """What a reply needs of the talk track (talk.TalkTrack): its moderator, scene, slot values, drawer and count of
+    what was said (talk.py imports this module, not the other way)."""
+
+    moderator: Any
+    scene: Any
+    drawer: Any
+    room: str
+
+    def values(self, now_mono: float, now_local: Any = None) -> Mapping[str, str | None]: ...
+    def said(self, drawn: Any, now_mono: float, *, noted: bool = True) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +128,7 @@ class Replies:
                 return rule
         return None
 
-    def answer(self, cand: Candidate, track: TalkTrack, now_mono: float) -> Candidate | None:
+    def answer(self, cand: Candidate, track: Track, now_mono: float) -> Candidate | None:
         """The reply line for a queued comment, or None (no rule, the comment or the reply refused)."""
         moderator = track.moderator
         if moderator is None or cand.kind not in _KINDS or cand.source != LineSource.ANSWER:

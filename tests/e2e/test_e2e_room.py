@@ -200,8 +200,11 @@ async def test_idle_room_answers_by_source_and_triages_chat(fake, ffmpeg_ingest,
     assert len(got.speech_between(sent["gifts"], got.mono(got.stream_time(got.probe.pcm.shape[0])))) == 1
 
     # The audit log has one record per spoken line, with its latency trail.
-    spoken = [r for r in records if not r.get("blocked")]
+    spoken = [r for r in records if not r.get("blocked") and r.get("line_source") != "silent"]
     assert len(spoken) == len(show.trails) == 4
+    # …and one per comment that got no line of its own, saying why (the burst's repeats were merged or answered)
+    silent = [r for r in records if r.get("line_source") == "silent"]
+    assert sum(r["silent"].startswith(("merged", "recently")) for r in silent) == 4, silent
     assert all(r["latency_s"].get("handed_ingest_s") is not None for r in spoken)
 
 
