@@ -172,6 +172,8 @@ class TwitchNormalizer:
             extra["badges"] = tags["badges"]
         if tags.get("mod") == "1":
             extra["mod"] = True
+        if tags.get("emotes"):
+            extra["emotes"] = tags["emotes"]  # "id:start-end,…/…": where the emotes are, for an English room's triage
         return extra
 
     def _privmsg(self, msg: IrcMessage, mono: float, wall: float) -> Event | None:
