@@ -8,11 +8,13 @@ drug slang), so that a list is written once and every pattern that needs it read
 
 from __future__ import annotations
 
+import re
 import tomllib
 from importlib import resources
 from typing import Any
 
 from broadcaster.brain.political import POLITICAL_PATTERNS
+from broadcaster.brain.textnorm import dense, normalize
 
 
 def _load() -> dict[str, Any]:
@@ -74,6 +76,26 @@ PRICE_ELSEWHERE_PLACES: tuple[str, ...] = tuple(_L["PRICE_ELSEWHERE_PLACES"])
 PRICE_ELSEWHERE_DEICTIC: tuple[str, ...] = tuple(_L["PRICE_ELSEWHERE_DEICTIC"])
 PRICE_FRAME: str = _rx(_L["PRICE_FRAME"])
 PRICE_FRAME_PLATFORM: str = _rx(_L["PRICE_FRAME_PLATFORM"]).replace("<NUM>", _L["_NUM"])
+
+
+def room_patterns(own: set[str], own_dense: set[str]) -> dict[str, str]:
+    """The patterns for a room whose own platforms (normalized: the competitors in its allow list) are `own`: theirs
+    left out, and another place (a platform or a store, not the room's) in a price frame or sent to buy there."""
+    patterns = {w: rx for w, rx in PATTERNS.items() if normalize(w) not in own}
+    places = [p for p in PRICE_ELSEWHERE_PLACES if dense(p) not in own_dense]
+    deictic = [p for p in PRICE_ELSEWHERE_DEICTIC if dense(p) not in own_dense]
+    # "比超市便宜" compares this room with the place, in its favour: not another seller's offer.
+    frames = [f"(?<!比)(?:{'|'.join(map(re.escape, ps))}){frame}" for ps, frame in
+              ((places, PRICE_FRAME_PLATFORM), (deictic, PRICE_FRAME)) if ps]
+    if frames:
+        patterns["别家价格"] = "|".join([patterns.get("别家价格", "(?!)"), *frames])
+    if places:
+        # sent there to buy, price or not ("去山姆买真牛肉", "还是去天猫下单吧")
+        # (the viewer's own habit is no diversion: 我平时去山姆买菜)
+        go = (f"(?<![我俺常])(?<!平时)(?<!经常)(?<!之前)(?<!以前)(?<!上次)(?<!我们)(?<!一般)(?:去|到|上)"
+              f"(?:{'|'.join(map(re.escape, places))})(?:超市|店|旗舰店|官方店|app)?(?:买(?!菜|东西|点|日用|生活)|下单|拍|搜|看看|囤)")
+        patterns["别处购买"] = "|".join([patterns.get("别处购买", "(?!)"), go])
+    return patterns
 
 # How a text is read before any rule: emoji and look-alike letters, characters written as components, readings.
 EMOJI_STANDINS: dict[str, str] = dict(_DATA["EMOJI_STANDINS"])

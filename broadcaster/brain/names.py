@@ -1,0 +1,42 @@
+"""A viewer's name as the anchor may read it out or show it: as written, or 这位朋友 when it fails moderation or reads
+as an offer rather than a name."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+from broadcaster.brain.textnorm import dense, display
+
+
+class _Checks(Protocol):
+    def check(self, text: str) -> Any: ...  # moderation.Moderator
+
+ANON = "这位朋友"  # read out and shown instead of a name that is empty or fails
+
+# A name is read out only when it reads as a name. These words are ordinary in a comment ("找我妈一起看", "群里说"),
+# so comment moderation lets them be; in a user name they make it an offer ("低息贷款找我", "约吗同城秒回",
+# "出原味丝袜", "去dy搜茶叔老王"). The cost is asymmetric: a clean name hidden is read as 这位朋友, an ad read out
+# is the anchor advertising it, so names get this stricter test on top of moderation.
+_NAME_OFFER = re.compile(
+    "|".join([
+        r"找我", r"加我", r"私我", r"私信", r"私聊", r"联系", r"搜", r"扫码", r"主页", r"简介", r"头像", r"看我",
+        r"关注我", r"互粉", r"同城", r"秒回", r"约吗", r"约炮", r"上门", r"陪聊", r"外围", r"原味", r"福利",
+        r"贷", r"借钱", r"下款", r"口子", r"套现", r"代办", r"代开", r"下卡", r"办卡", r"信用卡", r"刷单", r"兼职",
+        r"日结", r"返利", r"返水", r"返现", r"博彩", r"菠菜", r"彩票", r"娱乐城", r"出售", r"回收", r"批发",
+        r"厂家", r"代理", r"招募", r"招人", r"赚钱", r"日入", r"月入", r"微信", r"群号",
+        r"加群", r"进群", r"电报", r"纸飞机", r"飞机(?:号|群)", r"qq(?:号|群)", r"扣扣", r"http", r"www", r"\.com", r"\.cn", r"\.me",
+        r"(?<![a-z])(?:vx|wx|tg|dy)(?![a-z])",  # not qq alone: QQ糖, QQ星 are a candy and a milk
+    ]),
+    re.I,
+)
+
+
+def speakable_name(moderator: _Checks, raw: str, maxlen: int = 16) -> str:
+    """A viewer's name as the anchor may read it out or show it (thanks, the "answering" banner, subtitles): as
+    written (emoji and control characters removed, case kept), at most `maxlen` characters; ANON when it is
+    empty, fails moderation, or reads as an offer rather than a name."""
+    name = display(raw)[:maxlen]
+    if not name or _NAME_OFFER.search(dense(raw)) or _NAME_OFFER.search(name):
+        return ANON
+    return name if moderator.check(raw).ok and moderator.check(name).ok else ANON
