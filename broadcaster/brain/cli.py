@@ -190,7 +190,7 @@ def cmd_moderate(args: argparse.Namespace) -> int:
     would get (or why none), through the room's own director triage and brain with no model; 1 when blocked."""
     import asyncio
 
-    from broadcaster.brain.guard import absolute_claim
+    from broadcaster.brain.guard_rules import absolute_claim
     from broadcaster.brain.moderation import moderator_from_config
 
     if args.eval is not None:

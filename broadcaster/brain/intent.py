@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pypinyin import lazy_pinyin
 from rapidfuzz import fuzz
 
-from broadcaster.brain.guard import figures
+from broadcaster.brain.figures import figures
 from broadcaster.brain.textnorm import normalize, question_key
 
 # slot → (question words, evidence an answer sentence carries)

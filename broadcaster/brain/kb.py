@@ -25,7 +25,7 @@ from broadcaster.brain.claims import FactClaims
 from broadcaster.brain.corpus import Corpus, body, files_signature, load_corpus, spoken
 from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.facts import FactIndex, facts_of
-from broadcaster.brain.guard import absolute_claim
+from broadcaster.brain.guard_rules import absolute_claim
 from broadcaster.brain.intent import FaqMatch, asked_units, evidence, retrieval_query, slots, states_unit
 from broadcaster.brain.lexical import BM25Index, Hit, Passage, tokenize
 from broadcaster.brain.sentences import split_sentences

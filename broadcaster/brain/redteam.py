@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from broadcaster.brain.core import Brain
-from broadcaster.brain.guard import echo_len
+from broadcaster.brain.guard_rules import echo_len
 from broadcaster.brain.moderation import moderator_from_config
 from broadcaster.brain.textnorm import dense
 from broadcaster.director import Director

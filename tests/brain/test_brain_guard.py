@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from broadcaster.brain.guard import GroundingGuard, figures
+from broadcaster.brain.figures import figures
+from broadcaster.brain.guard import GroundingGuard
 
 DEMO_KB = Path(__file__).resolve().parents[2] / "configs" / "demo" / "kb"
 TEA_KB = Path(__file__).resolve().parent / "redteam" / "kb"
@@ -337,7 +338,7 @@ def test_the_kbs_own_promises_in_other_words_are_voiced(sentence: str) -> None:
 
 
 def test_a_composition_in_percent_is_no_absolute_claim() -> None:
-    from broadcaster.brain.guard import absolute_claim
+    from broadcaster.brain.guard_rules import absolute_claim
 
     assert absolute_claim("面料：100%新疆长绒棉。") == "" and absolute_claim("这是100%桑蚕丝。") == "" and absolute_claim("百分百纯棉。") == ""
     assert absolute_claim("好评率100%。") == "100%" and absolute_claim("100%有效。") == "100%"
