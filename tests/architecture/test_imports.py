@@ -115,7 +115,7 @@ def test_package_layers_have_no_cycle() -> None:
 COMMENT_PATH = [
     ("danmaku.bilibili.commands", "Event", "danmaku.event"),  # wire frames → Event
     ("broadcaster.director.director", "Line", "broadcaster.lines"),  # triage: Event → Line
-    ("broadcaster.brain.core", "Sentence", "broadcaster.brain.core"),  # answer: Line → Sentences
+    ("broadcaster.brain.core", "Sentence", "broadcaster.brain.answer_state"),  # answer: Line → Sentences
     ("broadcaster.voice.voice", "Utterance", "broadcaster.lines"),  # speech: sentences → Utterances
     ("broadcaster.stage", "StageEvent", "broadcaster.stage"),  # frame n: state + exactly spf samples
     ("broadcaster.clock", "EncodedPacket", "broadcaster.output.encoder"),  # rendered and encoded once
