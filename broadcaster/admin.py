@@ -253,6 +253,9 @@ def _room_status(room_id: str, room: _Room) -> dict[str, Any]:
     status = dict(room.status())
     status["id"] = room_id
     status.setdefault("worker", {"mode": "inline", "pid": os.getpid(), "restarts": 0, "rss_bytes": None})
+    # The talk track's figures (director/talk.py snapshot: variety, repeats, paraphrases, thin material), null
+    # for a room without one: the console's Talk track panel.
+    status.setdefault("talk", (status.get("director") or {}).get("talk"))
     try:
         status["clock_age_s"] = round(float(room.clock_age()), 3)
     except Exception:

@@ -102,6 +102,7 @@ class Paraphraser:
         self._failures = 0
         self._not_before = 0.0
         self.rejected: dict[str, int] = {}
+        self.last_refused: dict[str, str] = {}  # per reason, the last text refused for it (the console's why)
         self.accepted = 0
         self.llm_errors = 0
         self.calls = 0
@@ -257,6 +258,7 @@ class Paraphraser:
 
     def _refuse(self, reason: str, text: str) -> None:
         self.rejected[reason] = self.rejected.get(reason, 0) + 1
+        self.last_refused[reason] = text
         metrics.PARAPHRASES_REJECTED.labels(self.room, reason).inc()
         log.info("room %s: paraphrase refused (%s): %s", self.room, reason, text)
 
@@ -342,4 +344,5 @@ class Paraphraser:
     def snapshot(self) -> dict[str, Any]:
         ready, pending = self.waiting()
         return {"ready": ready, "pending": pending, "accepted": self.accepted, "rejected": dict(self.rejected),
+                "last_refused": dict(self.last_refused),
                 "llm_calls": self.calls, "llm_errors": self.llm_errors}

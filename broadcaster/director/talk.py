@@ -268,6 +268,7 @@ class TalkTrack:
         self.moderator: Moderator | None = None
         self.paraphraser: Paraphraser | None = None
         self.figures = Figures()
+        self.warnings: list[str] = []  # what the material lacks for the window, as `check` says it (the console)
         self._loop_pos: dict[str, int] = {}
         self._points_segments: dict[str, Segment] = {}
         self._presented = ""
@@ -312,6 +313,7 @@ class TalkTrack:
                 at = f" (while {scene.product} is presented)" if scene is not None else ""
                 log.warning("room %s: talk track %s%s: %s", self.room, self.where, at, problem)
                 problems.append(problem)
+        self.warnings = list(dict.fromkeys(problems))
         return problems
 
     def adopt(self, old: TalkTrack) -> None:
@@ -546,6 +548,7 @@ class TalkTrack:
             "lines": self.figures.lines,
             "skipped": self.figures.skipped,
             "product": self._presented,
+            "material_warnings": list(self.warnings),
         }
         if self.paraphraser is not None:
             out["paraphrases"] = self.paraphraser.snapshot()
