@@ -3,36 +3,22 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 
 import pytest
 from ops_support import ADMIN_TOKEN, DaemonThread, small_room, wait_for, write_config
 
+from tests.support.console import launch, playwright
 from tests.support.media import probe
-from tests.support.programs import require_program
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 LINE = "Hello from the operator console, welcome everyone."
 HOSTILE = 'Look <img src=x onerror="window.__pwned=1"> here'
 
 
 
-def _browser(pw):
-    # Debian's Chromium from apt, not a browser build that `playwright install` would download.
-    return pw.chromium.launch(executable_path=require_program("chromium"), args=CHROMIUM_ARGS)
-
-
 @pytest.fixture
 def sync_playwright():
-    try:
-        from playwright.sync_api import sync_playwright as sp
-    except ImportError:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("playwright is not installed (pip install playwright)")
-        pytest.skip("playwright not installed")
-    with sp() as pw:
+    with playwright() as pw:
         yield pw
 
 
@@ -61,7 +47,7 @@ def test_console_preview_token_controls_and_say_heard_on_rtmp(sync_playwright, f
     d.loop.call_soon_threadsafe(
         d.room("r1").port.subscribe, lambda ev: events.append((ev.kind, ev.line.text, ev.frame))
     )
-    browser = _browser(sync_playwright)
+    browser = launch(sync_playwright)
     try:
         assert ingest.wait_publisher(20)
         page = browser.new_page()

@@ -13,10 +13,9 @@ import sys
 import threading
 from pathlib import Path
 
-import pytest
 from ops_support import ADMIN_TOKEN, ROOT, DaemonThread, request, small_room, wait_for, write_config
 
-from tests.support.programs import require_program
+from tests.support.console import playwright, signed_in
 
 THIN = "segments:\n  - name: pitch\n    lines: [这款保温杯内胆是316不锈钢。, 有问题打在公屏上。]\n"
 FIGURE, ABSOLUTE = "这款杯子今天只要99元。", "它是销量第一的保温杯。"  # what the loopback LLM offers: both refused
@@ -43,16 +42,6 @@ def _status(d: DaemonThread) -> dict:
     status, _, raw = request("GET", d.url + "/api/rooms/r1", token=ADMIN_TOKEN)
     assert status == 200
     return json.loads(raw)
-
-
-def _playwright():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("playwright is not installed (pip install playwright)")
-        pytest.skip("playwright not installed")
-    return sync_playwright()
 
 
 def test_the_talk_panel_shows_the_rooms_variety_repeats_paraphrases_and_thin_material(tmp_path: Path) -> None:
@@ -100,30 +89,21 @@ def _run(tmp_path: Path, talk: Path, llm_url: str) -> None:
         assert para["accepted"] == 0 and para["ready"] == 0 and para["llm_calls"] >= 1
         assert para["last_refused"]["figure"] == FIGURE and para["last_refused"]["absolute"] == ABSOLUTE
 
-        with _playwright() as pw:
-            browser = pw.chromium.launch(executable_path=require_program("chromium"),
-                                         args=["--headless", "--no-sandbox", "--disable-gpu"])
-            try:
-                page = browser.new_page()
-                page.goto(d.url + "/")
-                page.fill("#token", ADMIN_TOKEN)
-                page.click("#save-token")
-                page.wait_for_selector("#talk-panel:not([hidden])", timeout=15000)
-                page.wait_for_function("() => Number(document.getElementById('talk-lines').textContent) >= 3",
-                                       timeout=10000)
-                assert page.inner_text("#talk-distinct") == "2"
-                assert page.inner_text("#talk-window-label") == "repeats in the last 10 min"
-                assert int(page.inner_text("#talk-repeats-window")) >= 1
-                assert int(page.inner_text("#talk-repeats-total")) >= 1
-                assert page.is_visible("#talk-thin")
-                shown = page.eval_on_selector_all("#talk-warnings li", "els => els.map(e => e.textContent)")
-                assert shown == warned
-                assert page.is_visible("#talk-paraphrases")
-                assert page.inner_text("#talk-para-ready") == "0" and page.inner_text("#talk-para-accepted") == "0"
-                figure = page.inner_text("#talk-rejected li[data-reason=figure]")
-                assert "refused: figure" in figure and f"last: {FIGURE}" in figure
-                assert f"last: {ABSOLUTE}" in page.inner_text("#talk-rejected li[data-reason=absolute]")
-            finally:
-                browser.close()
+        with playwright() as pw, signed_in(pw, d.url, ADMIN_TOKEN) as page:
+            page.wait_for_selector("#talk-panel:not([hidden])", timeout=15000)
+            page.wait_for_function("() => Number(document.getElementById('talk-lines').textContent) >= 3",
+                                   timeout=10000)
+            assert page.inner_text("#talk-distinct") == "2"
+            assert page.inner_text("#talk-window-label") == "repeats in the last 10 min"
+            assert int(page.inner_text("#talk-repeats-window")) >= 1
+            assert int(page.inner_text("#talk-repeats-total")) >= 1
+            assert page.is_visible("#talk-thin")
+            shown = page.eval_on_selector_all("#talk-warnings li", "els => els.map(e => e.textContent)")
+            assert shown == warned
+            assert page.is_visible("#talk-paraphrases")
+            assert page.inner_text("#talk-para-ready") == "0" and page.inner_text("#talk-para-accepted") == "0"
+            figure = page.inner_text("#talk-rejected li[data-reason=figure]")
+            assert "refused: figure" in figure and f"last: {FIGURE}" in figure
+            assert f"last: {ABSOLUTE}" in page.inner_text("#talk-rejected li[data-reason=absolute]")
     finally:
         d.stop()

@@ -15,7 +15,7 @@ import yaml
 
 from broadcaster.admin import PRODUCT_ROUTES
 from tests.ops.ops_support import ADMIN_TOKEN, DaemonThread, request, small_room, wait_for, write_config
-from tests.support.programs import require_program
+from tests.support.console import playwright, signed_in
 
 ROOT = Path(__file__).resolve().parents[2]
 FACTS = {"cup": "- 直播间到手价：169元\n- 限时秒杀价：149元\n- 容量：500毫升\n",
@@ -86,13 +86,7 @@ def test_product_controls_through_the_worker_the_cli_and_the_console(shop: Daemo
     assert refused.returncode == 1 and "no product 'mug'" in refused.stderr
 
     # The console.
-    browser = sync_playwright.chromium.launch(executable_path=require_program("chromium"),
-                                              args=["--headless", "--no-sandbox", "--disable-gpu"])
-    try:
-        page = browser.new_page()
-        page.goto(d.url + "/")
-        page.fill("#token", ADMIN_TOKEN)
-        page.click("#save-token")
+    with signed_in(sync_playwright, d.url, ADMIN_TOKEN) as page:
         page.wait_for_selector("#products-panel:not([hidden])", timeout=15000)
         page.wait_for_function("() => document.querySelectorAll('#products li').length === 3", timeout=10000)
         page.wait_for_function("() => document.getElementById('on-screen').textContent.includes('云朵浴巾')",
@@ -118,8 +112,6 @@ def test_product_controls_through_the_worker_the_cli_and_the_console(shop: Daemo
         page.wait_for_function("() => document.getElementById('on-screen').textContent.includes('next: 云朵浴巾') || "
                                "document.getElementById('on-screen').textContent.includes('On screen: 云朵浴巾')",
                                timeout=10000)  # the kettle is sold out: the next in stock is the towel
-    finally:
-        browser.close()
     status, view = _api(d, "GET", "/api/rooms/shop/products")
     kettle_view = view["products"]["products"][1]
     assert kettle_view["stock"] == 0 and view["products"]["products"][0]["offers"][0]["state"] == "ended"
@@ -127,11 +119,5 @@ def test_product_controls_through_the_worker_the_cli_and_the_console(shop: Daemo
 
 @pytest.fixture
 def sync_playwright():
-    try:
-        from playwright.sync_api import sync_playwright as sp
-    except ImportError:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("playwright is not installed (pip install playwright)")
-        pytest.skip("playwright not installed")
-    with sp() as pw:
+    with playwright() as pw:
         yield pw
