@@ -66,7 +66,6 @@ _LONG = {n for n in INSULT_NOUNS if len(n) >= 2} - FOND_NOUNS
 PATTERNS["别家直播间"] = PATTERNS["别家直播间"].replace("ANCHORS", _alternatives(ANCHORS))
 PATTERNS["毒品求购"] = PATTERNS["毒品求购"].replace("DRUG_SLANG", DRUG_SLANG)
 PATTERNS["人身攻击"] = PATTERNS["人身攻击"].replace("INSULT_NOUNS", _alternatives(_LONG))
-PATTERNS["辱骂"] = PATTERNS["辱骂"].replace("CROWD_NOUNS", _alternatives(_LONG - NEUTRAL_NOUNS))
 PATTERNS["侮辱"] = (PATTERNS["侮辱"].replace("LONG_NOUNS", _alternatives(_LONG))
                   .replace("INSULT_NOUNS", _alternatives(set(INSULT_NOUNS)))
                   .replace("INSULT_INITIALS", "|".join(INSULT_INITIALS)))
