@@ -40,9 +40,9 @@ def test_demo_talk_track_schedule(talk_file: Path) -> None:
     t = TalkTrack.load(talk_file, {"promo": "今晚买一送一"})
     noon = dt.time(12, 0)
     got = [t.next(float(i), noon) for i in range(6)]
-    assert got[0] == ("opening", "大家好，欢迎来到直播间！今天给大家带来的是暖暖保温杯。")
+    assert got[0][0] == "opening" and got[0][1].endswith("暖暖保温杯。")  # {product}, in one of its ways
     assert [g[0] for g in got[1:]] == ["pitch", "pitch", "pitch", "interact", "pitch"]
-    assert got[3][1] == "今晚买一送一，喜欢的朋友可以直接下单。"  # config overrides the file's variable
+    assert "今晚买一送一" in got[3][1] and "169元" not in got[3][1]  # config overrides the file's variable
     # The reminder is due every 300 s (its clock starts at the first call).
     assert t.next(301.0, noon)[0] == "reminder"
     assert t.next(302.0, noon)[0] != "reminder"
