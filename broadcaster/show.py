@@ -11,7 +11,6 @@ import contextlib
 import ctypes
 import dataclasses
 import functools
-import inspect
 import logging
 import time
 from collections import deque
@@ -148,7 +147,7 @@ class Show:
         self.room_id = cfg.id
         self.stage = stage
         self.voice = voice
-        moderator = moderator_from_config(cfg.moderation)
+        moderator = moderator_from_config(cfg.moderation, cfg.language)
         self.director = self._director(cfg, moderator)
         self.brain = self._brain(cfg, moderator)
         self.audit = AuditLog.from_config(cfg.audit, cfg.id)
@@ -174,15 +173,9 @@ class Show:
         return director
 
     def _brain(self, cfg: RoomConfig, moderator) -> Brain:
-        # The room's language goes to a brain that takes it (its English lists: broadcaster/brain/lang_en.py);
-        # until then an English room's brain reads chat with its Chinese lists, and says so once.
-        lang = {"language": cfg.language} if "language" in inspect.signature(Brain).parameters else {}
-        if cfg.language != "zh" and not lang:
-            log.warning("room %s: language %s: this brain reads chat with its Chinese lists only (moderation, "
-                        "questions, chit-chat); the voice and the director speak %s", cfg.id, cfg.language,
-                        cfg.language)
-        return Brain(cfg.id, cfg.brain, cfg.moderation, moderator=moderator,
-                     redis_url=cfg.redis_url.get_secret_value() if cfg.redis_url is not None else None, **lang)
+        # The room's language: the brain reads chat with its lists (English: broadcaster/brain/lang_en.py).
+        return Brain(cfg.id, cfg.brain, cfg.moderation, moderator=moderator, language=cfg.language,
+                     redis_url=cfg.redis_url.get_secret_value() if cfg.redis_url is not None else None)
 
     async def prepare(self) -> None:
         """What can fail before the room goes on air: the brain (KB index, models, answer cache)."""
@@ -268,8 +261,8 @@ class Show:
         try:
             # Word lists, talk track and audit file are read off the loop: the room keeps speaking meanwhile.
             moderator = None
-            if "moderation" in changed:
-                moderator = await asyncio.to_thread(moderator_from_config, cfg.moderation)
+            if {"moderation", "language"} & set(changed):  # a room's language changes its lists
+                moderator = await asyncio.to_thread(moderator_from_config, cfg.moderation, cfg.language)
             if moderator is not None or "director" in changed:
                 pieces.director = await asyncio.to_thread(self._director, cfg, moderator or self.director.moderator)
             if moderator is not None or {"brain", "redis_url", "language"} & set(changed):

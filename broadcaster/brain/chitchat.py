@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from broadcaster.brain.lang_en import FAREWELLS, GREETINGS, PRAISE, PURCHASES, THANKS, THREATS
+
 _WORDS = (
     # greetings, arriving and leaving
     "你好", "您好", "主播好", "大家好", "早上好", "中午好", "下午好", "晚上好", "早安", "午安", "晚安", "早呀", "早啊",
@@ -63,25 +65,56 @@ _VETO = re.compile(r"倒闭|跑路|凉凉|完蛋|关门|封号|"
                    r"呵呵(?!哈)|笑死人|可笑|丢人|恶心|就这|也配|还好意思|别买|不要买|劝退|避雷|智商税|割韭菜|韭菜")
 
 
+# An English room's friendly words (lang_en.py) as whole words; one right after a negation ("not nice", "don't love
+# it") does not count, and a threat or a jeer around the praise vetoes it ("nice scam", "cute, watch your back").
+_EN_WORDS = (*GREETINGS, *PRAISE, *THANKS, *PURCHASES, *FAREWELLS)
+_EN_NEGATION = re.compile(r"(?:^|\s)(?:not|never|no|don'?t|doesn'?t|didn'?t|isn'?t|wasn'?t|ain'?t|hardly|nothing)"
+                          r"(?:\s+(?:so|very|really|that|too|even|at all))?\s*$")
+_EN_VETO = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in THREATS) + r"|scam|fake|rip ?off|waste of money|"
+                      r"don'?t buy|not worth|yeah right|as if|sure buddy|lol no|trash|garbage|worst)(?![a-z])")
+
+
+def _pattern_en(words: Iterable[str]) -> re.Pattern[str]:
+    alts = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted({w.lower() for w in words if w}, key=len, reverse=True))
+    return re.compile(rf"(?<![a-z0-9'])(?:{alts})(?![a-z0-9])|[{_EMOJI}]")
+
+
+_FRIENDLY_EN = _pattern_en(_EN_WORDS)
+
+
 class Friendly:
     """friendly(text) → whether a comment is a greeting, praise, thanks or a purchase; `extra` are the room's own
-    words (its fans' slang, its product's nickname)."""
+    words (its fans' slang, its product's nickname); `language` en reads them with the English lists."""
 
-    def __init__(self, extra: Iterable[str] = ()) -> None:
+    def __init__(self, extra: Iterable[str] = (), *, language: str = "zh") -> None:
         extra = [w for w in extra if w]
-        self._re = _pattern((*_WORDS, *extra)) if extra else _FRIENDLY
+        self.language = language
+        if language == "en":
+            self._re = _pattern_en((*_EN_WORDS, *extra)) if extra else _FRIENDLY_EN
+        else:
+            self._re = _pattern((*_WORDS, *extra)) if extra else _FRIENDLY
 
-    @staticmethod
-    def vetoed(text: str) -> bool:
+    def vetoed(self, text: str) -> bool:
         """A threat, a jeer or a warning to others around whatever praise the text holds."""
+        if self.language == "en" and _EN_VETO.search(" ".join(text.lower().split())):
+            return True
         return _VETO.search(_SPACES.sub("", text.lower())) is not None
 
     def __call__(self, text: str) -> bool:
+        if self.language == "en":
+            return self._english(text)
         low = text.lower()
         dense = _SPACES.sub("", low)
         if _VETO.search(dense):
             return False
         return self._re.search(low) is not None or (dense != low and self._re.search(dense) is not None)
+
+
+    def _english(self, text: str) -> bool:
+        low = " ".join(text.lower().split())
+        if self.vetoed(low):
+            return False
+        return any(not _EN_NEGATION.search(low[: m.start()]) for m in self._re.finditer(low))
 
 
 # A viewer with a problem (the stream stalls, an order has not come, a tin arrived dented) is not thanked and not
@@ -94,12 +127,27 @@ _PROBLEM = re.compile(
 )
 
 
-def cheer(text: str) -> bool:
-    """A comment of friendly emoji alone ("❤️❤️❤️", "👍", "🌹🌹"): chit-chat, though no word is left in it."""
+# …and in English: the stream stalls, no sound, an order not here, something arrived broken.
+_PROBLEM_EN = re.compile(
+    r"(?<![a-z])(?:lag(?:gy|ging)?|buffering|frozen|froze|stuck|no sound|no audio|can'?t hear|cannot hear|can'?t see|"
+    r"black screen|not loading|won'?t load|(?:hasn'?t|has not|haven'?t|have not|never|still not|didn'?t|did not)\s+"
+    r"(?:arrived|come|got|gotten|received|shipped)|not (?:arrived|received|delivered) yet|still waiting|where is my order|"
+    r"arrived (?:broken|damaged|cracked|dented)|(?:is|was|came|arrived) (?:broken|damaged|cracked|dented|defective|missing)|"
+    r"wrong (?:size|color|colour|item)|missing (?:part|piece|item)|charged twice|payment failed|can'?t (?:pay|check ?out|order)|"
+    r"no reply|no one answers|disappointed)(?![a-z])")
+
+
+def cheer(text: str, language: str = "zh") -> bool:
+    """A comment of friendly emoji alone ("❤️❤️❤️", "👍", "🌹🌹"): chit-chat, though no word is left in it; in English
+    also a cheer of its own ("gg", "W", "pog", "let's go")."""
     body = re.sub(r"[\s\ufe0f\u200d]+", "", text)
+    if language == "en" and _FRIENDLY_EN.fullmatch(" ".join(text.lower().split()).strip(" !.")):
+        return True
     return bool(body) and all(c in _EMOJI for c in body)
 
 
-def problem(text: str) -> bool:
-    """Whether a remark reports a problem the room should acknowledge (see _PROBLEM)."""
+def problem(text: str, language: str = "zh") -> bool:
+    """Whether a remark reports a problem the room should acknowledge (see _PROBLEM, _PROBLEM_EN)."""
+    if language == "en" and _PROBLEM_EN.search(" ".join(text.lower().split())):
+        return True
     return _PROBLEM.search(_SPACES.sub("", text)) is not None

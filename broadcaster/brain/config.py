@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from common.config import Model, Secret
 
@@ -214,3 +214,32 @@ class BrainConfig(Model):
     chit_chat: Literal["friendly", "all"] = "friendly"
     friendly_words: list[str] = Field(default_factory=list)  # the room's own friendly words (its fans' slang)
     max_sentence_chars: int = Field(60, ge=8, le=400)
+
+
+# An English room's defaults for what BrainConfig writes in Chinese (`Brain(..., language="en")`): a key the room's
+# config sets is kept as written.
+ENGLISH_DEFAULTS: dict[str, Any] = {
+    "fallback_lines": ["Good question! Let me check and get back to you.",
+                       "I'll note that down and come back to it in a moment."],
+    "chit_chat_lines": ["Thanks for the support, {name}!", "Welcome, {name}! Ask me anything about it."],
+    "max_sentence_chars": 160,  # an English sentence is longer than a Chinese one (voice/sentences_en.py)
+}
+ENGLISH_GUARD = {"safe_line": "Let me double-check that and get back to you."}
+ENGLISH_PERSONA = {"name": "Ann", "description": "a friendly, knowledgeable live-shopping host",
+                   "style": "casual and short, at most three sentences"}
+
+
+def for_language(cfg: BrainConfig, language: str) -> BrainConfig:
+    """The brain config a room speaking `language` runs with: for en, English defaults where the config left the
+    Chinese ones; for zh, `cfg` itself."""
+    if language != "en":
+        return cfg
+
+    def unset(model: BaseModel, defaults: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in defaults.items() if k not in model.model_fields_set}
+
+    return cfg.model_copy(update={
+        **unset(cfg, ENGLISH_DEFAULTS),
+        "guard": cfg.guard.model_copy(update=unset(cfg.guard, ENGLISH_GUARD)),
+        "persona": cfg.persona.model_copy(update=unset(cfg.persona, ENGLISH_PERSONA)),
+    })

@@ -30,7 +30,7 @@ from broadcaster import metrics
 from broadcaster.brain.answer_state import SOURCES, AnswerState, Hold, Sentence
 from broadcaster.brain.answering import Answering
 from broadcaster.brain.chitchat import Friendly
-from broadcaster.brain.config import BrainConfig, ModerationConfig
+from broadcaster.brain.config import BrainConfig, ModerationConfig, for_language
 from broadcaster.brain.corpus import faq_pairs
 from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.embed import build_backend as build_embed_backend
@@ -45,7 +45,6 @@ from broadcaster.brain.moderation import Moderator, moderator_from_config
 from broadcaster.brain.products import Catalogue
 from broadcaster.brain.risk import RiskProbe
 from broadcaster.brain.scoping import Scoping
-from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.textnorm import question_key
 from broadcaster.brain.understand import SILENT_OFF_TOPIC, Reading, Understanding
 from broadcaster.lines import Line, LineSource
@@ -53,7 +52,6 @@ from cache.answer import AnswerCache
 from cache.store import Store, build_store
 from common.bounded import BoundedDict
 from common.breaker import CircuitBreaker
-from danmaku.event import EventKind
 
 log = logging.getLogger(__name__)
 
@@ -65,12 +63,13 @@ _LINE_SOURCE = {LineSource.SCRIPT: "script", LineSource.OPERATOR: "operator", Li
 class Brain(Answering, Scoping):
     def __init__(self, room: str, cfg: BrainConfig, moderation: ModerationConfig, *,
                  moderator: Moderator | None = None, store: Store | None = None, redis_url: str | None = None,
-                 backend: Backend | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 backend: Backend | None = None, clock: Callable[[], float] = time.monotonic, language: str = "zh") -> None:
         self.room = room
-        self.cfg = cfg
+        self.language = language  # zh | en: the lists it reads chat with, its default lines (config.for_language)
+        self.cfg = cfg = for_language(cfg, language)
         self.moderation = moderation
         self.clock = clock
-        self.moderator: Moderator = moderator or moderator_from_config(moderation)
+        self.moderator: Moderator = moderator or moderator_from_config(moderation, language)
         self._store = store
         self._redis_url = redis_url
         self._backend_override = backend
@@ -89,8 +88,8 @@ class Brain(Answering, Scoping):
         # line id → every sentence withheld while answering it (also the ones after the last spoken one).
         self._withheld: BoundedDict[int, list[dict[str, str]]] = BoundedDict(256)
         self.faq = FaqMatcher([])
-        self._friendly = Friendly(cfg.friendly_words)
-        self.understanding = Understanding(self.embeddings, self._friendly)
+        self._friendly = Friendly(cfg.friendly_words, language=language)
+        self.understanding = Understanding(self.embeddings, self._friendly, language=language)
         self._probe: RiskProbe | None = None
         self.products = Catalogue()  # a room's several products (set_products / present); empty otherwise
         self._kb_chars_cache: frozenset[str] = frozenset()
@@ -132,7 +131,8 @@ class Brain(Answering, Scoping):
             await self.cache.warm(self._faq())
         self.faq = FaqMatcher(self._faq(), [p.text for p in self.kb.passages])
         self._kb_builds = self.kb.builds
-        self.understanding = Understanding(self.embeddings, self._friendly, probe=self._probe, product_words=self.kb.titles)
+        self.understanding = Understanding(self.embeddings, self._friendly, probe=self._probe, product_words=self.kb.titles,
+                                           language=self.language)
         await asyncio.to_thread(warm_guard, tuple(p.text for p in self.kb.passages))
         if self.kb.root is not None and cfg.kb.check_interval_s > 0:
             self._watch_task = asyncio.get_running_loop().create_task(self._watch_kb(), name=f"kb-watch-{self.room}")
@@ -160,7 +160,8 @@ class Brain(Answering, Scoping):
             return
         self._kb_builds = self.kb.builds
         self.faq = FaqMatcher(self._faq(), [p.text for p in self.kb.passages])
-        self.understanding = Understanding(self.embeddings, self._friendly, probe=self._probe, product_words=self.kb.titles)
+        self.understanding = Understanding(self.embeddings, self._friendly, probe=self._probe, product_words=self.kb.titles,
+                                           language=self.language)
         if self.cache is not None:
             await self._retire_cached_answers()
         # The guard's index of the KB's figures, built off the loop (seconds for a large KB), not by the first answer;
@@ -283,7 +284,7 @@ class Brain(Answering, Scoping):
             live = self._live_answer(scope, reading)
             if live:  # the show's own values answer (the price now, stock): they are facts, never cached
                 ans.source = "kb"
-                for text in split_sentences(live, self.cfg.max_sentence_chars):
+                for text in self._split(live):
                     out = self._moderated(ans, text, "kb")
                     if out is not None:
                         yield out
@@ -296,7 +297,7 @@ class Brain(Answering, Scoping):
                 metrics.CACHE_HITS.labels(self.room, "answer").inc()
                 ans.source, ans.passage_ids, ans.cache_hit = "cache", tuple(hit.entry.passage_ids), hit.kind
                 claims = self._guard((), scope=scope)
-                for text in split_sentences(hit.entry.answer, self.cfg.max_sentence_chars):
+                for text in self._split(hit.entry.answer):
                     out = self._checked(ans, text, "cache", claims)
                     if out is not None:
                         yield out
@@ -315,7 +316,7 @@ class Brain(Answering, Scoping):
         hits, relevant = await kb.retrieve(question, min_match) if kb.passages else ([], [])
         # A question by its form whose words the KB has, if less of them than min_match asks, goes to the model with
         # those passages. They inform the model but ground no figure (only figures said with the KB's own label).
-        context = relevant or ([h for h in hits if h.match >= min_match / 2] if is_question(question) else [])
+        context = relevant or ([h for h in hits if h.match >= min_match / 2] if is_question(question, language=self.language) else [])
         grounding = list(relevant)
         if reading is not None and reading.choice is not None and reading.choice.confident:
             # the answering fact's passage is context and grounds its figures, whatever the words matched
@@ -357,15 +358,6 @@ class Brain(Answering, Scoping):
         # 4. extractive answer: the FAQ entry meant or the fact that stands out, else a safe fallback
         async for out in self._without_llm(ans, question, relevant, reading):
             yield out
-
-    def _preface(self, line: Line) -> tuple[list[str], list[str]]:
-        """What is said before the answer: a super chat's thanks, then how many asked."""
-        ev = line.event
-        thanks: list[str] = []
-        if ev is not None and ev.kind == EventKind.SUPER_CHAT and ev.user is not None:
-            thanks.append(f"感谢{self._safe_name(ev.user.name)}的醒目留言！")
-        count = int(getattr(line, "count", 1) or 1)
-        return thanks, [f"有{count}位朋友都在问这个问题。"] if count >= 3 else []
 
     # -- audit ----------------------------------------------------------------------------------------
 

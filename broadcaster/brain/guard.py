@@ -103,6 +103,16 @@ def _bigrams(s: str) -> set[str]:
     return {s[i : i + 2] for i in range(len(s) - 1)}
 
 
+def _word_bigrams(s: str) -> set[str]:
+    """An English text's pairs of words: its letter pairs are any English text's ("th", "in"), so a rule's words are
+    what a leak shares with it."""
+    w = re.findall(r"[0-9a-z]+", s)
+    return {f"{a} {b}" for a, b in itertools.pairwise(w)}
+
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
 class GroundingGuard:
     """Checks one answer's sentences against what it may state; built per answer."""
 
@@ -124,6 +134,7 @@ class GroundingGuard:
         self.rules = [normalize(r) for r in prompt_rules if len(r.strip()) >= 10]
         # The persona line is a self-introduction when paraphrased; the other rules are not for the air.
         self._rule_grams = [_bigrams(r) for r in self.rules[1:]]
+        self._rule_words = [_word_bigrams(r) for r in self.rules[1:]]
         self.grounding = grounding
         self.promises = promises
         self.absolute_claims = absolute_claims
@@ -313,10 +324,11 @@ class GroundingGuard:
             for rule in self.rules:
                 if fuzz.partial_ratio(n, rule) >= 85 and min(len(n), len(rule)) >= 10:
                     return rule[:40]
-            grams = _bigrams(n)
-            if len(grams) >= 6:
-                for rule, rg in zip(self.rules[1:], self._rule_grams, strict=True):
+            english = _CJK.search(n) is None
+            grams = _word_bigrams(n) if english else _bigrams(n)
+            if len(grams) >= (3 if english else 6):
+                for rule, rg in zip(self.rules[1:], self._rule_words if english else self._rule_grams, strict=True):
                     shared = len(grams & rg)
-                    if shared >= 6 and shared / len(grams) >= 0.45:
+                    if shared >= (3 if english else 6) and shared / len(grams) >= 0.45:
                         return rule[:40]
         return ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from broadcaster.brain.figures import CN_NUM
+from broadcaster.brain.lang_en import ABSOLUTE_CLAIMS as ABSOLUTE_CLAIMS_EN
 from broadcaster.brain.textnorm import dense, normalize
 from broadcaster.brain.wordlists import (
     ABSOLUTE_CLAIMS,
@@ -19,12 +20,20 @@ from broadcaster.brain.wordlists import (
 
 # How many of the viewer's characters in a row, repeated by the model and in no passage, make an echo.
 ECHO_CHARS = 6
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+# …and of an English viewer's letters (six letters are one word: "thanks"), for a comment of three latin words or more.
+ECHO_CHARS_EN = 16
+_LATIN_WORDS = re.compile(r"[a-z]+", re.IGNORECASE)
 
 
 def echo_len(question: str) -> int:
-    """How long a run of the viewer's characters must be to be an echo: ECHO_CHARS, or the whole of a shorter
-    question (a four-character insult repeated whole is an echo); 0 (no check) under three characters."""
+    """How long a run of the viewer's characters must be to be an echo: ECHO_CHARS (ECHO_CHARS_EN for English), or the
+    whole of a shorter question (a four-character insult repeated whole is an echo); 0 (no check) under three."""
     n = len(dense(question))
+    if n >= 3 and not _CJK.search(question) and len(_LATIN_WORDS.findall(question)) >= 3:
+        return min(ECHO_CHARS_EN, n)
     return min(ECHO_CHARS, n) if n >= 3 else 0
 
 
@@ -93,11 +102,28 @@ _COMPOSITION = re.compile(r"\s*(?:纯|新疆|长绒|精梳|澳洲|进口|天然|
                           r"全麦|生牛乳|牛乳|果汁|原浆|可可|黑麦|荞麦|含量|纯度)")
 
 
+# An English sentence's absolute claims (lang_en.ABSOLUTE_CLAIMS as whole words, "100% <claim>", "never <fails>"), and
+# its compositions ("100% cotton", "100% recycled polyester").
+_ABSOLUTE_EN = re.compile(r"(?<![a-z0-9])(?:" + "|".join(re.escape(w) for w in sorted(ABSOLUTE_CLAIMS_EN, key=len, reverse=True))
+                          + r"|100\s?%\s*[a-z]+|never\s+(?:breaks?|fails?|leaks?|fades?|wears?\s+out|rusts?|stops?)"
+                          r"|(?:fully|totally|completely)\s+(?:waterproof|unbreakable|indestructible))(?![a-z0-9])",
+                          re.IGNORECASE)
+_COMPOSITION_EN = re.compile(r"100\s?%\s*(?:recycled\s+|organic\s+|pure\s+|natural\s+)?(?:cotton|wool|polyester|nylon|"
+                             r"silk|linen|merino|cashmere|leather|recycled|aluminium|aluminum|stainless|silicone|bamboo|"
+                             r"cocoa|juice)\b", re.IGNORECASE)
+
+
 def absolute_claim(sentence: str) -> str:
-    """The first absolute claim in a sentence, a composition ("100%纯棉") excused ('' if none)."""
+    """The first absolute claim in a sentence, a composition ("100%纯棉", "100% cotton") excused ('' if none)."""
     n = normalize(sentence)
+    if not _CJK.search(sentence):
+        for m in _ABSOLUTE_EN.finditer(sentence):
+            if not _COMPOSITION_EN.match(sentence, m.start()):
+                return m.group(0)
     for m in _ABSOLUTE.finditer(n):
         if m.group(0) in ("100%", "百分百", "百分之百") and _COMPOSITION.match(n, m.end()):
+            continue
+        if m.group(0) in ("100%",) and not _CJK.search(sentence) and _COMPOSITION_EN.match(sentence, sentence.find("100")):
             continue
         return m.group(0)
     return ""

@@ -28,6 +28,7 @@ from pypinyin import lazy_pinyin
 from rapidfuzz import fuzz
 
 from broadcaster.brain.figures import figures
+from broadcaster.brain.intent_en import SLOT_TERMS_EN, english, evidence_en, is_question_en, slots_en
 from broadcaster.brain.textnorm import normalize, question_key
 
 # slot → (question words, evidence an answer sentence carries)
@@ -162,9 +163,11 @@ def _sound(key: str) -> str:
 
 
 def slots(text: str) -> set[str]:
-    """The slots a question asks for (possibly several, possibly none)."""
+    """The slots a question asks for (possibly several, possibly none); an English text's by the English words too
+    (intent_en.py)."""
     key = question_key(text)
-    return {s for s, rx in _SLOT_Q.items() if rx.search(key)}
+    found = {s for s, rx in _SLOT_Q.items() if rx.search(key)}
+    return found | slots_en(text) if english(text) else found
 
 
 def topic(text: str) -> str:
@@ -175,14 +178,15 @@ def topic(text: str) -> str:
 def retrieval_query(question: str, known: Callable[[str], bool] | None = None) -> str:
     """The question with its slots' words added (what to search the passages for); with `known`, only the words the
     passages use (a word they never use would only lower every passage's match)."""
-    words = [w for s in sorted(slots(question)) if s in SLOT_TERMS for w in SLOT_TERMS[s].split()]
+    terms = {**SLOT_TERMS, **SLOT_TERMS_EN} if english(question) else SLOT_TERMS
+    words = [w for s in sorted(slots(question)) if s in terms for w in terms[s].split()]
     extra = " ".join(w for w in dict.fromkeys(words) if known is None or known(w))
     return f"{question} {extra}" if extra else question
 
 
 def evidence(slot: str, sentence: str) -> bool:
     rx = _SLOT_EVIDENCE.get(slot)
-    return bool(rx is not None and rx.search(sentence))
+    return bool(rx is not None and rx.search(sentence)) or (english(sentence) and evidence_en(slot, sentence))
 
 
 # The unit a quantity question asks in, as guard.figures names units (几克 → 克, 续几回 → a count of brews): of two
@@ -230,9 +234,12 @@ _QUESTION_FORM = re.compile(
 )
 
 
-def is_question(text: str, *, normalized: bool = False) -> bool:
-    """Whether a comment is a question by its form; `normalized`: `text` is already textnorm.normalize()d."""
-    return bool(_QUESTION_FORM.search((text if normalized else normalize(text)).strip()))
+def is_question(text: str, *, normalized: bool = False, language: str = "zh") -> bool:
+    """Whether a comment is a question by its form; `normalized`: `text` is already textnorm.normalize()d. In an English
+    room (`language` en) an English comment's form is read with the English lists too (intent_en.is_question_en)."""
+    if _QUESTION_FORM.search((text if normalized else normalize(text)).strip()):
+        return True
+    return language == "en" and english(text) and is_question_en(text)
 
 
 @dataclass(frozen=True, slots=True)

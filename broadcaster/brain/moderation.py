@@ -23,10 +23,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from broadcaster.brain.contacts import find_contact
+from broadcaster.brain.english import EnglishRules, english_comment_ok, english_verdict
 from broadcaster.brain.intent import is_question
 from broadcaster.brain.latin import HAS_LATIN, NO_VOWEL, latin_views, masked
 from broadcaster.brain.names import ANON, speakable_name
@@ -40,6 +40,7 @@ from broadcaster.brain.spelling import (
     word_syllables,
 )
 from broadcaster.brain.textnorm import dense, is_cjk_char, normalize
+from broadcaster.brain.verdict import OK, Verdict
 from broadcaster.brain.wordlists import (
     ABBREVIATIONS,
     ALIASES,
@@ -70,26 +71,6 @@ _SENTENCE_FINAL = frozenset("你他她它的了吗呢吧啊呀哦嘛么哈啦噢
 _DENSE_CHAR = re.compile(r"[a-z\u3400-\u9fff\uf900-\ufaff]")
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    ok: bool
-    matched: tuple[str, ...] = ()  # the listed words that were hit
-    how: tuple[str, ...] = ()  # per match, the rule: text | alias | pinyin | initial | abbreviation | latin | contact | split
-    action: str = ""  # the configured action when not ok
-    spans: tuple[str, ...] = ()  # per match, what in the text it was
-
-    def describe(self) -> str:
-        if self.ok:
-            return "ok"
-        hits = ", ".join(
-            f"{w} ({h}{': ' + s if s and s != w else ''})"
-            for w, h, s in zip(self.matched, self.how, self.spans or ("",) * len(self.matched), strict=True)
-        )
-        return f"blocked: {hits}; action={self.action}"
-
-
-OK = Verdict(ok=True)
-
 # A question naming another platform speaks of this shop (check_comment) …
 _OWN_SHOP = re.compile(r"在这|这里|这边|直播间|你们|你家|这家|一家|同一家|本店|主播家|正品|真的假的|是不是假|是假的|假货吗|放心|官方|授权|"
                        r"旗舰店吗|一样吗|一个厂|同一个")
@@ -110,13 +91,16 @@ def load_words(path: Path) -> list[str]:
 
 
 class Moderator:
-    """Checks texts against the room + global word lists; thread-safe and allocation-light."""
+    """Checks texts against the room + global word lists; thread-safe and allocation-light. `language` en: the English
+    rules (english.py) too, `own_words` the room's own words they read as whole words."""
 
     def __init__(self, words: Iterable[str], *, allow: Iterable[str] = (), pinyin: bool = True,
                  action: str = "replace", aliases: bool = True, initials: bool = True,
                  contacts: bool = True, patterns: dict[str, str] | None = None,
-                 insult_words: Iterable[str] = ()) -> None:
+                 insult_words: Iterable[str] = (), language: str = "zh", own_words: Iterable[str] = ()) -> None:
         self.action = action
+        self.language = language
+        self._english = EnglishRules(allow, own_words) if language == "en" else None
         self._slots = InsultSlots(insult_words, by_sound=pinyin)
         self._patterns = [(w, re.compile(rx)) for w, rx in (patterns or {}).items()]
         self.use_pinyin = pinyin
@@ -195,7 +179,7 @@ class Moderator:
         if forms or py_words:
             segmenter()  # load the dictionary now, not on the first comment
         # Floods repeat themselves: verdicts are immutable, so the last few thousand are kept (thread-safe).
-        self._check_cached = functools.lru_cache(maxsize=8192)(self._check)
+        self._check_cached = functools.lru_cache(maxsize=8192)(self._check if self._english is None else self._check_en)
         self._platforms = frozenset(COMPETITORS) & frozenset(listed)
 
     # -- checking ---------------------------------------------------------------------------------------
@@ -211,6 +195,8 @@ class Moderator:
         this shop (这家, 你们, 直播间, 正品 …) or carries no diversion cue (go there, search there, cheaper there).
         An answer never names another platform: answers are checked with `check`."""
         v = self.check(text)
+        if self._english is not None and english_comment_ok(v, text):
+            return OK
         if v.ok or not is_question(text):
             return v
         names = [w in self._platforms and h in ("text", "alias") for w, h in zip(v.matched, v.how, strict=True)]
@@ -288,6 +274,10 @@ class Moderator:
             return OK
         return Verdict(ok=False, matched=tuple(matched), how=tuple(how), action=self.action, spans=tuple(spans))
 
+    def _check_en(self, text: str) -> Verdict:
+        assert self._english is not None
+        return english_verdict(self._english, text, self._check, contacts=self.contacts, action=self.action)
+
     def _abbreviation(self, tok: str) -> str | None:
         """The listed word a latin token abbreviates: the whole token (digits after it dropped), or an insult's
         initials glued to more initials ("rnmtq" = rnm + 退钱; only a token with no vowel, so it cannot be an
@@ -361,9 +351,9 @@ class Moderator:
 
 def build_moderator(words: Iterable[str], *, use_global: bool, words_file: Path | None, allow: Iterable[str],
                     pinyin: bool, action: str, aliases: bool = True, initials: bool = True,
-                    contacts: bool = True) -> Moderator:
+                    contacts: bool = True, language: str = "zh") -> Moderator:
     all_words = list(words)
-    allow = list(allow)
+    room_words, allow = list(all_words), list(allow)
     patterns: dict[str, str] = {}
     if use_global:
         # A competitor platform in the allow list is the room's own: off the built-in list, nicknames too.
@@ -373,13 +363,15 @@ def build_moderator(words: Iterable[str], *, use_global: bool, words_file: Path 
         allow.extend(BUILTIN_ALLOW)
     if words_file is not None:
         all_words.extend(load_words(words_file))
+    own_words = room_words + (load_words(words_file) if words_file is not None and language == "en" else [])
     return Moderator(all_words, allow=allow, pinyin=pinyin, action=action, aliases=aliases, initials=initials,
                      contacts=contacts, patterns=patterns,
-                     insult_words=tuple(w for w in (*INSULTS, *INSULT_NOUNS) if w not in FOND_NOUNS) if use_global else ())
+                     insult_words=tuple(w for w in (*INSULTS, *INSULT_NOUNS) if w not in FOND_NOUNS) if use_global else (),
+                     language=language, own_words=own_words)
 
 
-def moderator_from_config(cfg: object) -> Moderator:
-    """A Moderator from a ModerationConfig (its words_file is already resolved against the config file)."""
+def moderator_from_config(cfg: object, language: str = "zh") -> Moderator:
+    """A Moderator from a ModerationConfig (its words_file already resolved) for a room speaking `language` (zh|en)."""
     return build_moderator(
         getattr(cfg, "words", []),
         use_global=getattr(cfg, "use_global", True),
@@ -390,4 +382,5 @@ def moderator_from_config(cfg: object) -> Moderator:
         aliases=getattr(cfg, "aliases", True),
         initials=getattr(cfg, "initials", True),
         contacts=getattr(cfg, "contacts", True),
+        language=language,
     )

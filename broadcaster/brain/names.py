@@ -13,6 +13,7 @@ class _Checks(Protocol):
     def check(self, text: str) -> Any: ...  # moderation.Moderator
 
 ANON = "这位朋友"  # read out and shown instead of a name that is empty or fails
+ANON_EN = "friend"  # …in an English room (a moderator of language en)
 
 # A name is read out only when it reads as a name. These words are ordinary in a comment ("找我妈一起看", "群里说"),
 # so comment moderation lets them be; in a user name they make it an offer ("低息贷款找我", "约吗同城秒回",
@@ -30,13 +31,21 @@ _NAME_OFFER = re.compile(
     ]),
     re.I,
 )
+# …and an English room's names that offer something ("DM4promo", "buy_followers_cheap", "onlyfans_lily", "tg_cryptoking").
+_NAME_OFFER_EN = re.compile(r"onlyfans|fansly|nudes|telegram|whatsapp|discord|snapchat|cashapp|venmo|paypal|crypto|forex|"
+                            r"casino|sub4sub|follow(?:me|4|back)|followers|viewers|giveaway|\.(?:com|net|gg|me|io)\b|"
+                            r"(?<![a-z])(?:dm|tg|promo|linkinbio|link_in_bio|bet|free|cheap|invest)(?:me|4|for|[^a-z]|$)")
 
 
 def speakable_name(moderator: _Checks, raw: str, maxlen: int = 16) -> str:
     """A viewer's name as the anchor may read it out or show it (thanks, the "answering" banner, subtitles): as
-    written (emoji and control characters removed, case kept), at most `maxlen` characters; ANON when it is
-    empty, fails moderation, or reads as an offer rather than a name."""
+    written (emoji and control characters removed, case kept), at most `maxlen` characters; ANON (ANON_EN in an
+    English room) when it is empty, fails moderation, or reads as an offer rather than a name."""
+    english = getattr(moderator, "language", "zh") == "en"
+    anon = ANON_EN if english else ANON
     name = display(raw)[:maxlen]
     if not name or _NAME_OFFER.search(dense(raw)) or _NAME_OFFER.search(name):
-        return ANON
-    return name if moderator.check(raw).ok and moderator.check(name).ok else ANON
+        return anon
+    if english and _NAME_OFFER_EN.search(raw.lower()):
+        return anon
+    return name if moderator.check(raw).ok and moderator.check(name).ok else anon

@@ -17,6 +17,10 @@ unsafe-reading probe (brain/risk.py) catch, and a judge model where the room run
 
 from __future__ import annotations
 
+import re
+
+from broadcaster.brain.lang_en import POLITICAL
+
 _REGIONS = r"(?:台湾|台灣|湾湾|灣灣|tw|taiwan|西藏|图博|tibet|新疆|东突|香港|hk|hongkong|澳门|内蒙古?|南蒙|外蒙|蒙古|东北|满洲)"
 _GROUPS = (r"(?:新疆人|藏人|藏族|维吾尔族?|维族|回族|回民|蒙古人|台湾人|台湾佬|香港人|港人|大陆人|内地人|日本人|黑人|穆斯林|"
            r"东北人|河南人|四川人|广东人|上海人|湖南人|安徽人)")
@@ -53,3 +57,19 @@ POLITICAL_PATTERNS: dict[str, str] = {
     "民族仇恨": r"支那|zhina|chink|" + _GROUPS + r".{0,2}(?:不是中国人|不配|都是(?:骗子|小偷|恐怖|猪|狗|垃圾|贼)|滚出|去死|该死|劣等|"
               r"杀光|没一个好)",
 }
+
+
+# -- an English room (lang_en.POLITICAL, as whole words or phrases; see broadcaster/brain/english.py) -------------------
+# A bare date is a date ("will it arrive by june 4?"): it is the 1989 events only with what remembers them.
+_EN_DATES = ("june 4", "6/4")
+_EN_POLITICAL = re.compile(r"(?<![a-z0-9])(?:" + "|".join(
+    re.escape(w).replace(r"\ ", r"\s+") for w in sorted(set(POLITICAL) - set(_EN_DATES), key=len, reverse=True))
+    + r")(?![a-z0-9])")
+_EN_DATE_REMEMBERED = re.compile(r"(?<![a-z0-9/])(?:june\s+4|6/4)(?![0-9/]).{0,40}(?:1989|massacre|remember|tank|students|"
+                                 r"square|never forget)|(?:remember|never forget|mourn)\w*.{0,20}(?:june\s+4|6/4)(?![0-9/])")
+
+
+def political_en(low: str) -> str:
+    """The political provocation in an English comment (lower-cased), '' if none."""
+    m = _EN_POLITICAL.search(low) or _EN_DATE_REMEMBERED.search(low)
+    return m.group(0) if m is not None else ""

@@ -33,6 +33,9 @@ _SHOP_WORDS = re.compile(r"这款|这个|这件|这种|这家|产品|商品|宝�
 # A comment addressed to the host reads unsafe at a lower probability than the probe's own threshold.
 _HOST = re.compile(r"主播|你(?![们家])|妳|美女|小姐姐|老板娘")
 HOST_UNSAFE = 0.65
+# In an English room the probe (trained on Chinese chat) reads short English chat ("gg", "let's go", "r u shipping
+# today") as unsafe at 0.8-0.95: it flags only from this bar, for any comment (measured in docs/english.md).
+UNSAFE_EN = 0.95
 ON_TOPIC = 0.5  # P(about the goods, the order, the shop) under which a slotless comment is about something else…
 ON_TOPIC_SURE = 0.15  # …whatever a fact scores, under this
 STANDS_OUT = 1.0  # a fact's margin that outweighs a middling on-topic reading
@@ -48,6 +51,18 @@ _ASKS_GOODS = re.compile(r"买|拍|下单|送|赠|值得|值不值|划算|推荐
 _SAY_THIS = re.compile(r"复读|重复(?:一遍|一下|三遍|这句|一次)|跟我(?:说|念|读|喊)|(?:念|读|喊)(?:一下|一遍|三遍|出来)[：:，,\s]|"
                        r"说(?:一句|三遍|一遍|两遍)|大声说|敢(?:不敢)?说|说出来|倒着(?:念|读|说)|反着(?:念|读|说)|你说[：:]|"
                        r"你(?:就|先)?说.{1,14}(?:我就|我马上|我立刻|就下单|就买)|说了我就|念了我就|照着念|给我念")
+# The same in an English room's words (`language` en).
+_SHOP_WORDS_EN = re.compile(r"(?<![a-z])(?:this one|this thing|this|the product|the item|my order|order|checkout|cart|link|"
+                            r"the shop|your shop|the store|your store|seller|in stock|restock|the deal|discount|coupon|"
+                            r"model|version|quality|genuine|authentic)(?![a-z])", re.IGNORECASE)
+_HOST_EN = re.compile(r"(?<![a-z])(?:you|u|ur|your|you're|host|streamer|girl|lady|babe|baby|sis|bro)(?![a-z])", re.IGNORECASE)
+_ASKS_GOODS_EN = re.compile(r"(?<![a-z])(?:buy|order|worth|recommend|good for|suitable|safe|works?|use|last|durable|quality|"
+                            r"break|comes? with|include|free gift|gift|colou?rs?|sizes?|fit)(?![a-z])", re.IGNORECASE)
+_SAY_THIS_EN = re.compile(r"(?<![a-z])(?:repeat after me|say after me|repeat this|say this|say it|say the words|read this out|"
+                          r"read it out|read out|say [\"'“]|say:|type this|say that you|admit (?:that|it)|"
+                          r"say .{1,30} and i(?:'ll| will) (?:buy|order))", re.IGNORECASE)
+_EN_WORD = re.compile(r"[a-z]{3,}")
+_TITLE_STOP = frozenset({"the", "and", "for", "with", "new", "pro", "set"})
 SILENT_SAY_THIS = "a request to say something"
 SILENT_UNSAFE = "unsafe reading"
 SILENT_NOT_UNDERSTOOD = "not understood"
@@ -104,14 +119,22 @@ class Understanding:
     """Reads comments for one room: its embeddings, its probe, its friendly words."""
 
     def __init__(self, embeddings: Embeddings, friendly: Friendly, *, probe: RiskProbe | None = None,
-                 product_words: str = "") -> None:
+                 product_words: str = "", language: str = "zh") -> None:
         self.embeddings = embeddings
         self.friendly = friendly
         self.probe = probe
+        self.language = language
         self._product = {c for c in product_words if "\u4e00" <= c <= "\u9fff"}
+        self._product_en = set(_EN_WORD.findall(product_words.lower())) - _TITLE_STOP
+        en = language == "en"
+        self._shop, self._host = (_SHOP_WORDS_EN, _HOST_EN) if en else (_SHOP_WORDS, _HOST)
+        self._asks, self._say = (_ASKS_GOODS_EN, _SAY_THIS_EN) if en else (_ASKS_GOODS, _SAY_THIS)
 
     def _names_product(self, text: str) -> bool:
-        """Two or more characters of the product's name (its title in the KB) in the comment."""
+        """Two or more characters of the product's name (its title in the KB) in the comment; in English, a word of
+        it."""
+        if self.language == "en" and self._product_en & set(_EN_WORD.findall(text.lower())):
+            return True
         return len(self._product & set(text)) >= 2
 
     async def read(self, text: str, facts: FactIndex, faq: FaqMatch | None) -> Reading:
@@ -128,7 +151,9 @@ class Understanding:
         vec = None if vecs is None else np.atleast_2d(vecs)[0]
         risk = self.probe.read(vec) if self.probe is not None and vec is not None else None
         by_words = self.friendly(text)
-        if risk is not None and not risk.flagged and risk.unsafe >= HOST_UNSAFE and _HOST.search(text) and not by_words:
+        if risk is not None and self.language == "en":
+            risk = dataclasses.replace(risk, flagged=risk.unsafe >= UNSAFE_EN)
+        elif risk is not None and not risk.flagged and risk.unsafe >= HOST_UNSAFE and self._host.search(text) and not by_words:
             # words aimed at the host carry the most harm (harassment, a price "一晚上", threats): a lower bar
             risk = dataclasses.replace(risk, flagged=True)
         choice = facts.choose(text, vecs) if len(facts) else None
@@ -151,14 +176,14 @@ class Understanding:
                 choice = dataclasses.replace(choice, confident=False,
                                              why=choice.why + f"; reads as about something else ({risk.on_topic:.2f})")
         stated = bool(choice and choice.confident and (words >= IMPLICIT_WORDS or choice.fits))
-        question = is_question(text) or bool(wanted) or stated
+        question = is_question(text, language=self.language) or bool(wanted) or stated
         # on the shop's ground: a slot, an FAQ entry, a fact that stands out (alone or tied with another), the
         # product's name or the shop's words
         on_topic = bool(wanted) or faq is not None or related \
-            or (not elsewhere and (_SHOP_WORDS.search(text) is not None or self._names_product(text)))
+            or (not elsewhere and (self._shop.search(text) is not None or self._names_product(text)))
         # friendly by its words, or by its meaning (the probe's friendly head: "刚下班，赶上了", "从广东来的也买一件"),
         # unless a threat or jeer wraps the praise
         friendly = by_words or (risk is not None and risk.friendly >= FRIENDLY and risk.unsafe < FRIENDLY_UNSAFE
                                            and not self.friendly.vetoed(text))
-        return Reading(question, wanted, friendly, problem(text), risk, choice, faq, on_topic,
-                       question and _ASKS_GOODS.search(text) is not None, _SAY_THIS.search(text) is not None)
+        return Reading(question, wanted, friendly, problem(text, self.language), risk, choice, faq, on_topic,
+                       question and self._asks.search(text) is not None, self._say.search(text) is not None)

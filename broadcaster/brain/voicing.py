@@ -19,6 +19,7 @@ from broadcaster.brain.products import Catalogue, names_ended
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.textnorm import dense
 from broadcaster.lines import Line
+from broadcaster.voice.sentences_en import split_sentences_en
 from common.bounded import BoundedDict
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,13 @@ class Voicing:
     _withheld: BoundedDict[int, list[dict[str, str]]]
     _kb_chars_cache: frozenset[str]
     _kb_chars_of: str
+    language: str  # zh | en
+
+    def _split(self, text: str) -> list[str]:
+        """A text's sentences, cut as the room's language is (an English text with its own splitter)."""
+        if self.language == "en":
+            return split_sentences_en(text, self.cfg.max_sentence_chars)
+        return split_sentences(text, self.cfg.max_sentence_chars)
 
     def _drop(self, ans: AnswerState, text: str, reason: str) -> None:
         record = {"text": text, "reason": reason}
@@ -230,7 +238,7 @@ class Voicing:
 
     async def _scripted(self, line: Line, source: str) -> AsyncIterator[Sentence]:
         ans = AnswerState(line, source=source)
-        for text in split_sentences(line.text, self.cfg.max_sentence_chars):
+        for text in self._split(line.text):
             out = self._moderated(ans, text, source)
             if out is not None:
                 yield out
