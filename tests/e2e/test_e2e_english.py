@@ -7,8 +7,8 @@ voice with the English reading of amounts, the media clock, x264/AAC, our RTMP p
 was said is checked in the audio each ingest received, by the project's Transcriber (faster-whisper) with the
 real Whisper base model, not in the room's logs; the audit log is cross-checked.
 
-The lines heard here are the director's own (thanks); what a viewer's English question gets is the brain's, and
-an English-reading brain is not part of this test (see docs/english.md).
+The lines heard here are the director's own (thanks); the English questions are answered by the brain reading
+English (`language: en`, an English KB: tests/brain/redteam/english/kb), checked in what the room said.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 
 from broadcaster.config import RoomConfig
-from broadcaster.demo import DEMO_DIR
 from broadcaster.lines import LineSource
 from broadcaster.room import Room
 from tests.e2e import test_e2e_room as base
@@ -37,9 +36,10 @@ from fake_twitch import TwitchFake, privmsg  # tests/danmaku, put on the path ab
 from fake_youtube import API_KEY, VIDEO_ID, YouTubeFake, super_chat, text
 
 pytestmark = pytest.mark.slow
+ENGLISH_KB = Path(__file__).resolve().parents[1] / "brain" / "redteam" / "english" / "kb"  # a backpack's facts
 
 USD_RATE = "7.1"  # the operator's rate: $10 → ¥71; 500 bits at $0.01 → $5 → ¥35.5
-OPENING = ("Hello everyone, and welcome to the stream. Today we have a lovely kettle for you, "
+OPENING = ("Hello everyone, and welcome to the stream. Today we have a lovely backpack for you, "
            "and it ships all over the world.")
 
 
@@ -68,7 +68,7 @@ def _config(tw: TwitchFake, yt: YouTubeFake, ingests: list, audit: Path) -> Room
              "quota_per_day": 10_000_000, "reconnect_delay_s": 0.1, "reconnect_max_delay_s": 0.5,
              "silent_after_s": None},
         ],
-        "brain": {"kb": {"dir": str(DEMO_DIR / "kb"), "check_interval_s": 0}},
+        "brain": {"kb": {"dir": str(ENGLISH_KB), "check_interval_s": 0}},
         "audit": {"path": str(audit)},
     })
 
@@ -118,6 +118,9 @@ async def test_english_room_thanks_twitch_and_youtube_by_value_in_two_streams(fa
 
         sc_trail = await wait_trail(room, thanks("Ann"), 40, "the Super Chat thanked")
         cheer_trail = await wait_trail(room, thanks("BitsFan"), 40, "the cheer thanked")
+        answer_trail = await wait_trail(room, lambda t: (t.line.source == LineSource.ANSWER and t.line.event is not None
+                                                         and t.line.text == "how much is shipping to Canada"),
+                                        60, "the Twitch question answered")
         await asyncio.sleep(0.5)
         recent = show.director.snapshot()["recent"]
     finally:
@@ -131,6 +134,9 @@ async def test_english_room_thanks_twitch_and_youtube_by_value_in_two_streams(fa
     assert sc_trail.line.event.value_milli == 71_000 and cheer_trail.line.event.value_milli == 35_500
     said = {"sc": "".join(s.text for s in sc_trail.sentences), "cheer": "".join(s.text for s in cheer_trail.sentences)}
     assert said == {"sc": "Thank you Ann for the Super Chat of $10.00!", "cheer": "Thank you BitsFan for the 500 bits!"}
+    # The English question got the English fact, in English.
+    answer = " ".join(s.text for s in answer_trail.sentences)
+    assert "Shipping to Canada costs $12" in answer and answer.isascii(), answer
     # Both chats reached the director, their questions read as questions.
     asked = {(r["user"], r["kind"]) for r in recent}
     assert {("Maple", "question"), ("Rosa", "question")} <= asked, recent
