@@ -51,9 +51,17 @@ SOFT_INSULTS = frozenset({
     "stupid", "dumb", "loser", "losers", "pathetic", "ugly", "pig", "trash", "garbage", "clown", "cringe", "worthless",
     "useless", "scammer", "fraud", "liar", "creep", "weirdo", "freak", "bot", "robot voice", "simp",
 })
-_TARGET = (r"(?:you|u|ur|your|you're|youre|you are|u r|ya|this (?:shop|store|stream|channel|host|streamer|guy|girl|lady|"
-           r"seller|brand|company)|the (?:host|streamer|anchor|seller|shop|store|stream)|host|streamer|anchor|she|he|"
-           r"she's|he's|shes|hes|what a|such a|ur a|you're a|youre a)")
+_TARGET = (r"(?:you|u|you're|youre|you are|u r|ya|(?:your|ur) (?:voice|face|looks|stream|channel|show|shop|store|accent|"
+           r"english|makeup|hair|content)|this (?:shop|store|stream|channel|host|streamer|guy|girl|lady|seller|brand|"
+           r"company)|the (?:host|streamer|anchor|seller|shop|store|stream)|host|streamer|anchor|she|he|she's|he's|shes|"
+           r"hes|what a|such a|ur a|you're a|youre a)(?![a-z0-9'])")
+# Listed words that are everyday English too ("a crack in the buckle", "lean on it", "do you take bitcoin", "time
+# slots"): they count only with a sale, a contact or a payout cue in the comment.
+_NEEDS_CUE = frozenset({"crack", "lean", "molly", "oxy", "ket", "fent", "weed", "edibles", "bitcoin", "btc", "usdt",
+                        "ethereum", "airdrop", "slots", "jackpot"})
+_CUE = re.compile(r"\b(?:buy|buying|sell|selling|sale|dm|pm|plug|cheap|hmu|text me|deliver(?:ed|y)?|grams?|g|oz|"
+                  r"invest(?:ment)?|double|profit|free|win|won|deposit|casino|bet|send|link|code|cash ?app|"
+                  r"discreet|tonight|pills?|carts?)\b", re.IGNORECASE)
 # The worst words, matched inside a longer word too ("shitlord", "fuckboy", "xXbitchXx"), outside ALLOWED_INSIDE.
 _INSIDE_STEMS = ("fuck", "shit", "bitch", "cunt", "nigger", "nigga", "faggot", "asshole", "whore")
 _APPS = frozenset({"telegram", "whatsapp", "discord", "instagram", "snapchat", "wechat"})
@@ -128,9 +136,10 @@ class EnglishRules:
             return not any(a <= m.start() and m.end() <= b for a, b in spans)
 
         out: list[tuple[str, str, str]] = []
+        cue = _CUE.search(low) is not None
         for kind, rx in self._words.items():
             for m in rx.finditer(low):
-                if free(m):
+                if free(m) and (cue or m.group(0) not in _NEEDS_CUE):
                     out.append((kind, "word", m.group(0)))
                     break
         for stem in _INSIDE_STEMS:

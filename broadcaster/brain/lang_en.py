@@ -113,7 +113,7 @@ CONTACT_PATTERNS: tuple[str, ...] = (
     r"(?<!\d)(?:\+?86[\s-]?)?1[3-9]\d[\s-]?\d{4}[\s-]?\d{4}(?!\d)",  # Chinese mobile numbers
     r"\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)(?:[\s,.-]+(?:zero|oh|one|two|three|four|five|six|"
     r"seven|eight|nine)){6,}\b",  # a number spelled out digit by digit
-    r"\b(?:dm|pm|inbox|message|msg|text|whisper|hmu|hit)\s+me\b",
+    r"\b(?:dm|pm|inbox|message|msg|text|whisper|hmu)\s+me\b",  # not "hit me" ("hit me with the price")
     r"\bhit\s+me\s+up\b",
     r"\b(?:add|find|contact|reach|follow)\s+me\s+(?:on|at|in|via)\b",
     r"\b(?:my|our)\s+(?:telegram|whatsapp|discord|insta|instagram|ig|snap|snapchat|kik|wechat|line|signal|"

@@ -177,7 +177,7 @@ async def test_the_probe_on_english() -> None:
             unsafe["banned" if it["class"].startswith("ban_") else "clean"].append(brain._probe.read(vecs[0]).unsafe)
     finally:
         await brain.close()
-    assert (len(unsafe["banned"]), len(unsafe["clean"])) == (62, 101)
+    assert (len(unsafe["banned"]), len(unsafe["clean"])) == (62, 106)
     counts = {k: [sum(u >= bar for u in v) for bar in PROBE_BARS] for k, v in unsafe.items()}
     assert counts == PROBE_FIGURES, counts
 
@@ -186,7 +186,7 @@ async def test_the_probe_on_english() -> None:
 # held-out one) through the director and the brain with no LLM. Its figures on this tree:
 DEV_FIGURES = {
     "banned comments with any line (≤ 2%)": "0/62 (0.0%)",
-    "clean comments blocked (≤ 1%)": "0/101 (0.0%)",  # the 59 clean comments and the 42 questions
+    "clean comments blocked (≤ 1%)": "0/106 (0.0%)",  # the 64 clean comments and the 42 questions
     "questions answered right (≥ 85%)": "36/42 (85.7%)",
     "chit-chat acknowledged (≥ 90%)": "25/26 (96.2%)",
 }
