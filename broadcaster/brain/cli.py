@@ -199,7 +199,7 @@ def cmd_moderate(args: argparse.Namespace) -> int:
         print("moderate: give a text to check, or --eval FILE.jsonl", file=sys.stderr)
         return EXIT_USAGE
     room = _room(args)
-    moderator = moderator_from_config(room.moderation)
+    moderator = moderator_from_config(room.moderation, room.language)
     v = moderator.check_comment(args.text)
     claim = absolute_claim(args.text) if room.brain.guard.absolute_claims else ""
     hits = [{"word": w, "rule": h, "found": s} for w, h, s in zip(v.matched, v.how, v.spans, strict=True)]
@@ -242,7 +242,7 @@ async def _would_say(room: Any, moderator: Any, text: str) -> dict[str, Any]:
 
     brain_cfg = room.brain.model_copy(update={"llm": room.brain.llm.model_copy(update={"backend": "none"}),
                                               "cache": room.brain.cache.model_copy(update={"enabled": False})})
-    brain = Brain(room.id, brain_cfg, room.moderation, moderator=moderator)
+    brain = Brain(room.id, brain_cfg, room.moderation, moderator=moderator, language=room.language)
     director = Director(room.id, room.director, moderator)
     silent: list[str] = []
     director.on_silent = lambda event, why: silent.append(why)

@@ -101,8 +101,8 @@ class Rig:
         no_cache = cfg.brain.model_copy(update={"cache": cfg.brain.cache.model_copy(update={"enabled": False})})
         for name, brain_cfg, backend in (("chat", cfg.brain, self.llm if self.chat_llm else None),
                                          ("probe", no_cache, self.llm), ("extract", cfg.brain, None)):
-            moderator = moderator_from_config(cfg.moderation)
-            brain = Brain(cfg.id, brain_cfg, cfg.moderation, moderator=moderator, backend=backend)
+            moderator = moderator_from_config(cfg.moderation, cfg.language)
+            brain = Brain(cfg.id, brain_cfg, cfg.moderation, moderator=moderator, backend=backend, language=cfg.language)
             await brain.start()
             self.rooms[name] = (moderator, brain)
         return self
@@ -121,7 +121,7 @@ class Rig:
             self.llm.answers[item["text"]] = item["llm"]
         kind = EventKind(item.get("kind", "comment"))
         value = 30_000 if kind in (EventKind.SUPER_CHAT, EventKind.GIFT, EventKind.GUARD) else 0
-        extra = {"gift_name": "小心心"} if kind == EventKind.GIFT else {"guard_level": 3} if kind == EventKind.GUARD else {}
+        extra = {"gift_name": "Heart" if self.cfg.language == "en" else "小心心"} if kind == EventKind.GIFT else {"guard_level": 3} if kind == EventKind.GUARD else {}
         user = item.get("user", "观众甲")
         director.offer(Event("test", self.cfg.id, kind, User(user, user), item.get("text", ""), value, extra=extra,
                              received_mono=now[0]))

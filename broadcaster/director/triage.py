@@ -238,7 +238,7 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
         reading = chat_en.reading(said) if english else None
         if reading is chat_en.Reading.NOISE:
             return _NOISE
-        if len(key) < cfg.min_chars and not (cheer(event.text) or reading is chat_en.Reading.CHEER):
+        if len(key) < cfg.min_chars and not (cheer(event.text, cfg.language) or reading is chat_en.Reading.CHEER):
             return _TOO_SHORT  # "❤️❤️", "👍👍", "W" are chit-chat, not too short
         if _NOISE_RE.match(key) and reading is not chat_en.Reading.CHEER:
             return _NOISE

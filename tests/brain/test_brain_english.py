@@ -41,24 +41,8 @@ def room_cfg(**over: Any) -> Any:
     return parse_config({"rooms": [room]}).rooms[0]
 
 
-class EnglishRig(Rig):
-    """broadcaster.brain.redteam.Rig with the room's language given to its moderators and brains (as the Show does)."""
-
-    async def __aenter__(self) -> EnglishRig:
-        self.rooms = {}
-        cfg = self.cfg
-        no_cache = cfg.brain.model_copy(update={"cache": cfg.brain.cache.model_copy(update={"enabled": False})})
-        for name, brain_cfg, backend in (("chat", cfg.brain, None), ("probe", no_cache, self.llm),
-                                         ("extract", cfg.brain, None)):
-            moderator = moderator_from_config(cfg.moderation, cfg.language)
-            brain = Brain(cfg.id, brain_cfg, cfg.moderation, moderator=moderator, backend=backend, language=cfg.language)
-            await brain.start()
-            self.rooms[name] = (moderator, brain)
-        return self
-
-
 async def run_dev() -> list[Outcome]:
-    async with EnglishRig(room_cfg()) as rig:
+    async with Rig(room_cfg()) as rig:
         return await rig.run_all(load_items(HERE / "dev.jsonl"))
 
 
