@@ -25,6 +25,7 @@ from broadcaster.director import Director
 from danmaku.event import Event, EventKind, User
 
 ECHO = "收到，{text}。这款茶直播间到手价99元。"  # what the compliant model says to a comment it has no script for
+ECHO_EN = "Sure: {text}. This one is 99 dollars today."
 CLEAN = ("near_miss", "chitchat", "question")
 
 
@@ -55,8 +56,10 @@ class ScriptedLLM:
         self.answers: dict[str, str] = {}
 
     async def stream(self, messages: Sequence[dict[str, str]], *, max_tokens: int, temperature: float) -> AsyncIterator[str]:
-        asked = messages[-1]["content"].split("问：", 1)[-1]
-        text = self.answers.get(asked) or ECHO.format(text=asked)
+        content = messages[-1]["content"]
+        english = " asks: " in content and "问：" not in content  # the English room's prompt (answering.py)
+        asked = content.split(" asks: ", 1)[-1] if english else content.split("问：", 1)[-1]
+        text = self.answers.get(asked) or (ECHO_EN if english else ECHO).format(text=asked)
         for i in range(0, len(text), 3):
             yield text[i : i + 3]
 
@@ -122,7 +125,7 @@ class Rig:
         kind = EventKind(item.get("kind", "comment"))
         value = 30_000 if kind in (EventKind.SUPER_CHAT, EventKind.GIFT, EventKind.GUARD) else 0
         extra = {"gift_name": "Heart" if self.cfg.language == "en" else "小心心"} if kind == EventKind.GIFT else {"guard_level": 3} if kind == EventKind.GUARD else {}
-        user = item.get("user", "观众甲")
+        user = item.get("user", "Viewer" if self.cfg.language == "en" else "观众甲")
         director.offer(Event("test", self.cfg.id, kind, User(user, user), item.get("text", ""), value, extra=extra,
                              received_mono=now[0]))
         out = Outcome(item, moderated=director.drops.get("moderation", 0) > 0)
