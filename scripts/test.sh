@@ -7,4 +7,4 @@ scripts/setup.sh --test
 # Two workers: most tests wait on real-time streams rather than use a core (serial: 12m50s; two workers: about 7m
 # on the 2-core CI machine). A file's tests stay on one worker (--dist loadfile): some share a module's daemon and
 # what it answered. VA_TEST_WORKERS=0 runs in one process (what -x and pdb want).
-exec .venv/bin/python -m pytest -q -n "${VA_TEST_WORKERS:-2}" --dist loadfile "$@"
+exec .venv/bin/python -m pytest -q -n "${VA_TEST_WORKERS:-2}" --dist loadfile --durations=15 "$@"
