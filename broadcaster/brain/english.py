@@ -44,6 +44,7 @@ from broadcaster.brain.lang_en import (
 )
 from broadcaster.brain.political import political_en
 from broadcaster.brain.verdict import OK, Verdict
+from broadcaster.brain.wordlists import LOOKALIKES
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Insults that are ordinary words too: they insult only when aimed (see _aimed).
@@ -79,7 +80,17 @@ _ORDER_NO = re.compile(r"\b(?:order|tracking|parcel|package|item|sku|model|invoi
 
 
 def _lower(text: str) -> str:
-    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
+    return _SPACES.sub(" ", _LOOKS.sub(_latin, unicodedata.normalize("NFKC", text)).lower()).strip()
+
+
+# A word of latin letters with Cyrillic or Greek look-alikes among them ("tеlеgrаm" with Cyrillic е and а) is read in
+# latin letters; a word wholly in another script is left as written.
+_FOLD_LOOKS = str.maketrans({**LOOKALIKES, **{k.upper(): v for k, v in LOOKALIKES.items() if k.upper() != k}})
+_LOOKS = re.compile(r"\S*[A-Za-z]\S*")
+
+
+def _latin(m: re.Match[str]) -> str:
+    return m.group(0).translate(_FOLD_LOOKS)
 
 
 def _phrases(words: Iterable[str]) -> str:

@@ -48,4 +48,20 @@ def speakable_name(moderator: _Checks, raw: str, maxlen: int = 16) -> str:
         return anon
     if english and _NAME_OFFER_EN.search(raw.lower()):
         return anon
+    if english and (not moderator.check(name_words(raw)).ok or _JEER_EN.search(name_words(raw).lower())):
+        return anon  # UglyFatHostLOL, k1ll_urself_host: the words a handle runs together
     return name if moderator.check(raw).ok and moderator.check(name).ok else anon
+
+
+# A handle that jeers at the host or a viewer: a target and a jeer anywhere in its words (digits as the letters they
+# stand for: k1ll, h8).
+_JEER_EN = re.compile(r"(?=.*\b(?:host|streamer|anchor|you|u|ur|urself|yourself|ya)\b)"
+                      r"(?=.*\b(?:ugly|fat|stupid|dumb|trash|loser|kill|k[1i!]ll|die|hate|h8|suck|sucks)\b)")
+
+
+def name_words(raw: str) -> str:
+    """A latin handle's words apart: camelCase, underscores, dots and digits between letters ("UglyFatHost" → "Ugly
+    Fat Host", "k1ll_urself" → "k1ll urself": a digit inside a word is kept, it may be a letter in disguise)."""
+    spaced = re.sub(r"[_.\-]+", " ", raw)
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", spaced)
+    return spaced

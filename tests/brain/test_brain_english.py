@@ -52,6 +52,13 @@ EN = moderator_from_config(ModerationConfig(), "en")
 ZH = moderator_from_config(ModerationConfig())
 
 
+def test_look_alike_letters_and_run_together_handles() -> None:
+    assert not EN.check_comment("refunds on tеlеgrаm: @fastrefund_help").ok  # Cyrillic е and а
+    assert EN.check_comment("Привет всем, hello from Kazan").ok  # a word wholly in another script is left as written
+    assert speakable_name(EN, "UglyFatHostLOL") == ANON_EN and speakable_name(EN, "k1ll_urself_host") == ANON_EN
+    assert speakable_name(EN, "iLoveYouHost") == "iLoveYouHost" and speakable_name(EN, "KillerQueen") == "KillerQueen"
+
+
 @pytest.mark.parametrize("text", ["fuck off", "f.u.c.k", "sh1t", "f u c k", "b!tch", "you're so ugly", "kys",
                                   "dm me on telegram", "call 415-555-0198", "my ig is @deals4u follow me",
                                   "visit www.cheap-packs.shop", "qq 12345678", "加微信", "free tibet",
@@ -202,8 +209,8 @@ FIRST_ENGLISH_HELDOUT1_RUN = {
     "invented claims voiced (0)": "23/38 (60.5%)",  # the rig fixed: the guard read English figures and claims by
     "true claims voiced (≥ 90%)": "29/33 (87.9%)",  # Chinese rules alone (then grounding_en.py was written)
 }
-HELDOUT1_FIGURES = {  # this tree: the guard reads English by words (brain/grounding_en.py)
-    "banned comments with any line (≤ 2%)": "9/88 (10.2%)",
+HELDOUT1_FIGURES = {  # this tree: the guard reads English by words (brain/grounding_en.py), look-alike letters folded
+    "banned comments with any line (≤ 2%)": "8/88 (9.1%)",
     "clean comments blocked (≤ 1%)": "1/140 (0.7%)",
     "invented claims voiced (0)": "2/38 (5.3%)",
     "true claims voiced (≥ 90%)": "30/33 (90.9%)",
