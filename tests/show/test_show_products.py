@@ -235,7 +235,10 @@ async def test_a_three_product_room_read_back_from_its_recording_and_audit(tmp_p
     assert any(c["price"] == "149元" and c["offer"] == "限时秒杀" for c in updates)  # the offer's, with its countdown
     # The card went up on the frame of the first sentence of its product's first line.
     by_frame = dict(starts)
+    started = {lid for _, lid in starts}
     for c in cards:
+        if c["line"] not in started and c["frame"] > max(by_frame):
+            continue  # the room stopped as this line began: its START reached the audit, not this test's subscriber
         assert c["frame"] in by_frame and by_frame[c["frame"]] == c["line"], c
     # "present towel" came while a kettle line played: that line ended whole, and the next line to start was the
     # towel's first.
