@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from dm_fakes import Collector, until
+from fake_pair import twitch_and_youtube
 from fake_twitch import TwitchFake, privmsg
 from fake_youtube import API_KEY, VIDEO_ID, YouTubeFake, super_chat
 
@@ -28,12 +29,8 @@ ROOM_MONEY = MoneyConfig(rates={"USD": "7.2"})
 
 @pytest.fixture
 async def fakes() -> AsyncIterator[tuple[TwitchFake, YouTubeFake]]:
-    tw, yt = TwitchFake(), YouTubeFake()
-    await tw.start()
-    await yt.start()
-    yield tw, yt
-    await tw.stop()
-    await yt.stop()
+    async with twitch_and_youtube() as pair:
+        yield pair
 
 
 def _triage(events: list[Event]) -> list[Candidate | Any]:

@@ -32,6 +32,7 @@ from tests.e2e.e2e_support import AUDIBLE, FPS, RATE, ClockWatch, H, Received, W
 from tests.support.media import probe
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "danmaku"))
+from fake_pair import twitch_and_youtube
 from fake_twitch import TwitchFake, privmsg  # tests/danmaku, put on the path above: the fakes import so
 from fake_youtube import API_KEY, VIDEO_ID, YouTubeFake, super_chat, text
 
@@ -45,12 +46,8 @@ OPENING = ("Hello everyone, and welcome to the stream. Today we have a lovely ba
 
 @pytest.fixture
 async def fakes() -> AsyncIterator[tuple[TwitchFake, YouTubeFake]]:
-    tw, yt = TwitchFake(), YouTubeFake()
-    await tw.start()
-    await yt.start()
-    yield tw, yt
-    await tw.stop()
-    await yt.stop()
+    async with twitch_and_youtube() as pair:
+        yield pair
 
 
 def _config(tw: TwitchFake, yt: YouTubeFake, ingests: list, audit: Path) -> RoomConfig:
