@@ -11,9 +11,9 @@ read by words instead. A sentence is unsupported when it
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*|\d+(?:[.,]\d+)*")
 _NUMBER_WORDS = {w: i for i, w in enumerate(
@@ -74,11 +74,6 @@ def _clauses(text: str) -> list[str]:
     return [c for c in re.split(r"[.;!?\n]+|,\s*(?:but|so|and)\s+|\bbut\b", text) if c.strip()]
 
 
-@dataclass(frozen=True)
-class Denial:
-    words: frozenset[str]  # the content words of a clause the facts negate or limit
-
-
 class EnglishFacts:
     """The facts read once per answer (or per knowledge base) for checking English sentences."""
 
@@ -91,17 +86,18 @@ class EnglishFacts:
         for i, t in enumerate(tokens):
             if _is_number(t):
                 self.numbers.setdefault(t, set()).update(_neighbours(tokens, i))
-        self.denials: list[Denial] = []
-        self.limits: list[Denial] = []
+        # the content words of each clause the facts negate, and of each they limit
+        self.denials: list[frozenset[str]] = []
+        self.limits: list[frozenset[str]] = []
         for clause in _clauses(text):
             toks = _tokens(clause)
             words = frozenset(_content(toks))
             if not words:
                 continue
             if _negated(clause):
-                self.denials.append(Denial(words))
+                self.denials.append(words)
             if _LIMITING.search(clause):
-                self.limits.append(Denial(words))
+                self.limits.append(words)
 
     def unsupported(self, sentence: str) -> str:
         """Why the facts do not support this sentence, or ''."""
@@ -119,13 +115,13 @@ class EnglishFacts:
             negated = _negated(clause)
             if not negated:
                 for d in self.denials:
-                    shared = d.words & words
-                    if len(shared) >= min(2, len(d.words)) and len(shared) >= 1 and len(d.words) <= 6:
+                    shared = d & words
+                    if len(shared) >= min(2, len(d)) and len(shared) >= 1 and len(d) <= 6:
                         return f"against the facts: {' '.join(sorted(shared))} (the facts deny it)"
             universal = _UNIVERSAL.search(clause)
             if universal:
                 for d in (*self.limits, *self.denials):
-                    if d.words & words:
+                    if d & words:
                         return f"said for everyone where the facts limit it: {universal.group(0)}"
             if not negated:
                 for m in _CAP.finditer(clause.strip()):
@@ -150,6 +146,12 @@ def leak_en(sentence: str) -> str:
     """What the model was given or told, said on air ("according to my knowledge base", "I'm told to …")."""
     m = _LEAK.search(sentence)
     return f"prompt leak: {m.group(0)}" if m else ""
+
+
+@functools.lru_cache(maxsize=16)
+def english_facts(text: str) -> EnglishFacts:
+    """The facts of a knowledge base read once, not once per answer."""
+    return EnglishFacts([text])
 
 
 def is_english(sentence: str) -> bool:

@@ -40,7 +40,7 @@ from broadcaster.brain.figures import (
     same_unit,
     stated_figures,
 )
-from broadcaster.brain.grounding_en import EnglishFacts, is_english, leak_en
+from broadcaster.brain.grounding_en import english_facts, is_english, leak_en
 from broadcaster.brain.guard_rules import (
     CLAUSE_END,
     FRAME_EVIDENCE,
@@ -159,7 +159,6 @@ class GroundingGuard:
         # what the facts deny and limit (claims.py): a promise without digits against them; read from `facts` when the
         # caller has no prepared reading (a talk line's paraphrase, a keyword reply), cached per set of facts
         self._claims = claims if claims is not None else (fact_claims(facts) if facts else None)
-        self._english: EnglishFacts | None = None  # built for the first English sentence (grounding_en.py)
 
     def check(self, sentence: str, before: str = "") -> GuardVerdict:
         """One sentence's verdict; `before` is the answer's sentence said just before it (a return's condition or
@@ -183,9 +182,7 @@ class GroundingGuard:
         if english and (self.grounding or self.promises):
             why = leak_en(sentence)
             if not why and self.grounding:
-                if self._english is None:
-                    self._english = EnglishFacts([self._named])
-                why = self._english.unsupported(sentence)
+                why = english_facts(self._named).unsupported(sentence)
             if why:
                 return GuardVerdict(False, why)
         if self.grounding and not english:  # an English sentence's figures are read by words, against all the facts
