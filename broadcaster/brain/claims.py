@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from broadcaster.brain.sentences import split_sentences
 
-_NEG = r"暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
+_NEG = r"严禁|切勿|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
 _NEG_RE = re.compile(_NEG)
 _CLAUSE = re.compile(r"[^，,；;。！？!?、]+")
 _CLAUSE_KEEP_LIST = re.compile(r"[^，,；;。！？!?]+")
@@ -35,6 +35,10 @@ _SAME = (
     ("货到付款", r"货到付款|到付|货到再付|收(?:到)?货(?:后|再)?(?:付|给钱)|收到(?:再|后)?(?:付|给钱)|送到(?:再)?付|先(?:收|用)后付|先收货"),
     ("机洗", r"机洗|洗衣机"),
     ("拆封", r"拆封|拆开|拆了|打开|开封|开袋|开盖|拆包装"),
+    # the people a product is not for, in the words viewers and models use for them
+    ("儿童", r"儿童|小孩|孩子|小朋友|宝宝|娃|幼儿|小学生|童"),
+    ("孕妇", r"孕妇|孕期|怀孕|准妈妈|孕妈"),
+    ("老人", r"老人|老年人|长辈|爷爷|奶奶|外公|外婆"),
 )
 
 _REGIONS = {
@@ -52,8 +56,8 @@ _REGIONS = {
 }
 _REGION_GROUPS = {"港澳台": ("香港", "澳门", "台湾"), "偏远地区": ("新疆", "西藏", "青海", "内蒙古"), "港澳": ("香港", "澳门")}
 # What a region is served with when the facts limit it: postage free, no extra charge, shipped at all.
-_SERVED = re.compile(r"包邮|免邮|免运费|不(?:用|需要?)?加(?:钱|运费|邮费)|不加收|不收运费|没有运费|运费全免|也(?:能|可以|都)?(?:发|寄|到|送)|"
-                     r"(?:能|可以|都)(?:发|寄|送到?|到)|正常发|照常发|一样发|都发|发得了|寄得到")
+_SERVED = re.compile(r"(?:包邮|免邮|免运费|不(?:用|需要?)?加(?:钱|运费|邮费)|不加收|不收运费|没有运费|运费全免|也(?:能|可以|都)?(?:发|寄|到|送)|"
+                     r"(?:能|可以|都)(?:发|寄|送到?|到)|正常发|照常发|一样发|都发|发得了|寄得到)(?!不)")  # 都发不了 serves nothing
 _LIMITING = re.compile(r"加收|另收|需加|要加|补运费|不包邮|暂不发|不发货|不配送|不送|除外|不支持|暂不支持|无法")
 
 # A gift or offer the facts limit, and a sentence that makes it for everyone.
@@ -71,11 +75,15 @@ _REQUIRE = re.compile(r"(?<![无不没勿别])(?:需要?|要|请|建议|务必|�
 _NO_NEED = re.compile(r"(?:不用|不需要|无需|无须|不必|没必要|免)(?:再|去|专门|单独|特意)?([\u4e00-\u9fff]{2,6})")
 # A limit on buying the facts state (限购5支, 每人限…), said away ("不限购", "想拍多少拍多少").
 _BUY_LIMIT = re.compile(r"限购|每(?:人|个账号|个ID|单)限|仅限\d|最多(?:买|拍)")
-_NO_LIMIT = re.compile(r"不限购|无限购|没有限购|不限量|随便(?:拍|买)|想(?:拍|买)多少|拍多少都|买多少都")
+_NO_LIMIT = re.compile(r"不限购|无限购|没有限购|不限量|随便(?:拍|买)|想(?:拍|买|要)(?:多少|几)|(?:拍|买|下单)(?:多少|几)[\u4e00-\u9fff]?都")
 # Absolute promises on safety and effect (零刺激, 零副作用, 绝对安全, 百分百有效) and compensation (赔双倍, 假一赔十): said
 # only as the facts say them.
 _ABSOLUTE = re.compile(r"零(?:刺激|添加|副作用|风险|过敏|伤害|负担)|无任何(?:副作用|刺激|风险)|绝对(?:安全|有效|不会|没有|不)|百分百|100%(?:有效|安全|不)|"
+                       # a total property or a total absence (完全防水, 完全不烫手, 一点都不漏, 丝毫没有): only as the facts say it
+                       r"完全(?:不|没|无|防|杜绝)|一点(?:都|也)(?:不|没)|丝毫(?:不|没)|根本(?:不会|没有)|全(?:都)?是防|"
                        r"赔(?:双倍|三倍|十倍|偿双倍)|双倍赔|假一赔|包赔")
+# A sentence saying something is absent or not included (没有任何涂层, 不含X, 不带X).
+_ABSENT = re.compile(r"(?:没有任何|没有|无任何|不含任何|不含|不带|不附带|没配|不配)([\u4e00-\u9fff]{2,6})")
 # Serving words that say a region is NOT served (the facts serve it, if at a surcharge).
 _NOT_SERVED = re.compile(r"(?:暂时|暂)?(?:不|不能|没法|无法)(?:发货|发|寄|配送|送)")
 
@@ -121,6 +129,39 @@ def _negated_at(sentence: str, at: int) -> bool:
     return re.search(r"不|没|无|非|别|勿|未|禁止", sentence[start:at]) is not None
 
 
+_PEOPLE = frozenset({"儿童", "孕妇", "老人"})
+# A verb's "cannot" complement just after it (发不了, 寄不到, 送不出去): the sentence denies as the fact does.
+_CANNOT = re.compile(r"[\u4e00-\u9fff]?不(?:了|到|出|过去|进)")
+# An enumeration: short items joined by 、/和/及/与 (a clause ending ", 还有X" adds X to it).
+_AND_ALSO = re.compile(r"[，,]\s*(?=还有|以及|另外还有)")
+_ITEM_JOIN = re.compile(r"、|和|及|与|以及|还有")
+_ITEM_EDGE = re.compile(r"^(?:颜色|口味|包括|包含|内含|有|还有|是|都是|共|分为|分)+|(?:等|等等|的|色|款|味|两款|三款|几款|两种|三种|几种|"
+                        r"可选|可以选|都有|\d+[个只件张本把条])+$")
+_LIST_FILLER = frozenset("的色款味种个只件")
+
+
+def _items(clause: str) -> list[str]:
+    """The items of an enumeration in a clause, each short (at most six characters once its edges are off); [] when
+    the clause is no list of short items."""
+    parts = [_ITEM_EDGE.sub("", p.strip()) for p in _ITEM_JOIN.split(clause)]
+    parts = [p for p in parts if p]
+    if len(parts) < 2 or any(len(p) > 6 or not re.fullmatch(r"[\u4e00-\u9fffA-Za-z0-9]+", p) for p in parts):
+        return []
+    return parts
+
+
+def _negated_clause(sentence: str, at: int) -> bool:
+    """Whether the clause around `at` says a negation anywhere in it."""
+    start = max((sentence.rfind(c, 0, at) for c in "，,；;。！？!?"), default=-1) + 1
+    ends = [i for i in (sentence.find(c, at) for c in "，,；;。！？!?") if i >= 0]
+    clause = _NO_WORRY.sub("", sentence[start:min(ends, default=len(sentence))])
+    return re.search(r"不|没|无|非|别|勿|未|禁止", clause) is not None
+
+
+# Negation words that say all is well (没问题, 没关系, 不用担心): no negation of what is said
+_NO_WORRY = re.compile(r"没(?:有)?(?:问题|关系|事|毛病|影响)|不错|不用(?:担心|怕)|不怕")
+
+
 def regions_in(text: str) -> tuple[str, ...]:
     """The regions a text names, by region, city or group (港澳台 → 香港, 澳门, 台湾)."""
     found: list[str] = []
@@ -154,6 +195,7 @@ class FactClaims:
         self.surcharged: dict[str, str] = {}  # region → the fact that serves it at an extra charge
         self.required: dict[str, str] = {}  # a required action's words → the fact
         self.buy_limit = ""  # the fact that limits how many one may buy
+        self.lists: list[tuple[str, list[str]]] = []  # the facts' enumerations (colours, flavours, what is in the box)
         self.absolute = ""  # every fact's text, for an absolute promise the facts themselves make
         sentences = [x for fact in facts for x in split_sentences(fact, 200)]
         self.absolute = "\n".join(sentences)
@@ -166,6 +208,10 @@ class FactClaims:
         self._affirmed = frozenset(affirmed)
         for sentence in sentences:
             self._read(sentence)
+        # what the facts state and never deny: a sentence that says it is absent goes against them ("没有任何涂层")
+        denied = {t for d in self.denials for k in d.keys for t in (k, *_segments(k))}
+        self._stated = frozenset(t for t in self._affirmed if len(t) >= 2 and t not in denied and t not in _GENERIC
+                                 and re.fullmatch(r"[\u4e00-\u9fff]+", t))
 
     def _read(self, sentence: str) -> None:
         self.codes.update(c.lower() for c in _CODE.findall(sentence))
@@ -186,6 +232,9 @@ class FactClaims:
             if _limited(sentence):
                 self.limited_gifts.append((sentence, words))
         for clause in _CLAUSE_KEEP_LIST.findall(sentence):
+            items = _items(clause)
+            if len(items) >= 2:
+                self.lists.append((clause, items))
             m = _denial(clause)
             if m is None:
                 continue
@@ -194,9 +243,28 @@ class FactClaims:
                 before = clause[: m.start()]
                 regions = regions_in(before)
                 # the product itself as subject ("本耳机不是助听器", "该产品…") restricts nothing
-                own = re.match(r"^\s*(?:本|该|此|这款|这个|我们的?)", before) is not None
+                own = re.match(r"^\s*(?:本|该|此|这款|这个|我们的?|(?:机身|整机|主机|机器|本机|产品|商品|整体)\s*$)", before) is not None
                 subject = () if regions or own else tuple(t for t in _segments(before) if len(t) >= 2 and not t.isdigit())
                 self.denials.append(Denial(sentence, keys, regions, subject))
+
+    def _beyond_list(self, sentence: str) -> str:
+        """A sentence that lists what a fact lists and adds an item the fact does not have ("有奶油白、墨绿，还有樱花粉"
+        where the colours are 奶油白和墨绿): the model extending a closed list."""
+        for clause in _CLAUSE_KEEP_LIST.findall(_AND_ALSO.sub("、", sentence)):
+            items = _items(clause)
+            if len(items) < 2:
+                continue
+            for fact, listed in self.lists:
+                known = [i for i in items if any(i in x or x in i for x in listed)]
+                if not known:
+                    continue
+                for item in items:
+                    if item in known:
+                        continue
+                    chars = [c for c in item if c not in _LIST_FILLER]
+                    if chars and sum(c in fact for c in chars) * 2 < len(chars):
+                        return f"{item} added to a list the facts state: {fact}"
+        return ""
 
     def contradiction(self, sentence: str) -> str:
         """The fact a sentence goes against ('' when none): a denied predicate asserted, a limited region served,
@@ -236,6 +304,13 @@ class FactClaims:
             thing = [t for t in _segments(m.group(1)) if len(t) >= 2]
             if thing and not any(t in self.gift_words for t in thing):
                 return f"a gift the facts do not give: {m.group(0)}"
+        extra = self._beyond_list(sentence)
+        if extra:
+            return extra
+        for m in _ABSENT.finditer(sentence):
+            said = [t for t in _segments(m.group(1)) if t in self._stated]
+            if said:
+                return f"{said[0]} said absent where the facts state it"
         for d in self.denials:
             if d.regions and not set(d.regions) & set(said_regions):
                 continue
@@ -243,18 +318,22 @@ class FactClaims:
                 continue
             for key in d.keys:
                 at = _find(sentence, key)
-                if at >= 0 and not _negated_at(sentence, at):
+                # the people it is not for are the subject of the clause: its negation may follow them ("8岁以下的小朋友别
+                # 让他自己操作")
+                if at >= 0 and not _negated_at(sentence, at) and not _CANNOT.match(sentence, at + 1) \
+                        and not (key in _PEOPLE and _negated_clause(sentence, at)):
                     return f"{key} where the facts deny it: {d.fact}"
         return ""
 
 
 # 不 that makes no denial: 不过, 不同, 不少, 不错, 不断, 不用, 不怕, 不好 (肠胃不好), 不太 …
-_NOT_DENIAL = ("过", "同", "少", "错", "断", "用", "怕", "好", "太", "但", "仅", "管", "然", "久", "停", "如")
+_NOT_DENIAL = ("过", "同", "少", "错", "断", "用", "怕", "好", "太", "但", "仅", "管", "然", "久", "停", "如",
+               "粘", "锈", "干胶")  # 不粘涂层, 不锈钢, 不干胶: names of materials, no denial
 
 
 def _denial(clause: str) -> re.Match[str] | None:
     for m in _NEG_RE.finditer(clause):
-        if m.group(0) == "不" and clause[m.end() : m.end() + 1] in _NOT_DENIAL:
+        if m.group(0) == "不" and any(clause.startswith(w, m.end()) for w in _NOT_DENIAL):
             continue
         return m
     return None
@@ -273,7 +352,7 @@ _GIVES = re.compile(r"(?:还|再|额外|另外|加|另)?(?:附赠|赠送|加赠|
 def _find(sentence: str, key: str) -> int:
     """Where the sentence says a denied predicate, in its words or a word of the same meaning (-1: nowhere)."""
     for canon, rx in _SAME:
-        if key == canon or (canon in key and len(key) <= len(canon) + 2):
+        if key == canon or (canon in key and len(key) <= len(canon) + 2 and canon not in _PEOPLE):
             m = re.search(rx, sentence)
             return m.start() if m else -1
     return sentence.find(key)

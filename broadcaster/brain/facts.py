@@ -30,15 +30,26 @@ _BULLET = re.compile(r"^\s*(?:[-*+•·]|\d+[.)、]|[（(]?\d+[)）])\s*")
 # How the three readings combine (tuned on the development products, see docs/brain.md): the embedding's z-score,
 # word overlap's z-score and a fact that carries the slot's evidence.
 W_DENSE = 1.0
-W_WORDS = 1.5
-W_WORDS_ALONE = 3.0  # without embeddings the words carry the reading
+W_CLAUSE = 0.5  # the embedding of the comment's asking clause alone ("我家台面窄 这锅有多宽" → "这锅有多宽")
+W_WORDS = 3.0
+W_WORDS_ALONE = 1.5  # without embeddings the words carry the reading
+# Characters and character pairs the question shares with a fact, weighted by how few facts carry them: jieba's words
+# miss a colloquial form of the fact's word (多宽 / 宽28厘米, 最低温 / 温度, 分开付 / 分期付款).
+W_CHARS = 2.0
+W_PAIRS = 2.0
 W_SLOT = 2.0
 W_UNIT = 0.5
 W_RANGE = 2.0
+HUB = 0.5  # how much of a fact's closeness to every kind of question (brain/hubs.py) its similarity loses
 # A fact answers when it leads the next-best fact by this much (in z units of the combined score) and reads as
 # related at all (its own combined z-score).
 MARGIN = 0.15
-MARGIN_SLOTLESS = 0.5
+MARGIN_SLOTLESS = 0.3
+# Two facts answer together when neither leads the other but the two lead every other fact by this much.
+MARGIN_PAIR = 0.5
+SLOT_SWAP = 0.5
+SLOTLESS_WORDS = 0.1
+MARGIN_UNBACKED = 0.8  # the share of a slotless question's word weight that backs the embedding's pick  # how far behind the best a fact carrying the question's slot may be and still answer in its place
 MIN_Z = 2.0
 # What anchors a fact to a question beyond the combined score (Choice.anchored): a share of its words, or an
 # embedding z-score this high on its own.
@@ -159,8 +170,9 @@ def given(text: str) -> list[tuple[float, str]]:
     rest = _HEIGHT.sub(" ", text)
     for m in _GIVEN.finditer(rest):
         v = _value(m.group(1))
-        if v is not None:
-            unit = (m.group(2) or "").lower()
+        unit = (m.group(2) or "").lower()
+        # a Chinese numeral with no unit is a word, not a figure (一锅, 一边, 五口人, 一次): it fits no range
+        if v is not None and (unit or m.group(1)[0].isdigit()):
             out.append((v, _UNIT.get(unit, unit)))
     return out
 
@@ -177,6 +189,41 @@ _WHERE = re.compile(r"哪里|哪儿|哪个地方|什么地方|啥地方|从哪|�
 _PLACE = re.compile(r"[\u4e00-\u9fff](?:仓|省|市|县|(?<!地)区|镇|基地|工厂|厂)(?![\u4e00-\u9fff]{0,1}费)|产自|产地|来自|原产|发自|从[\u4e00-\u9fff]{2,6}发")
 
 
+# Characters that carry a question's form, not what it asks about.
+_FORM = frozenset("的了吗呢啊吧么是不有没能会要这那个一我你他她它们在和与也都就还可以什么多少怎么样咋啥嘛呀哦喔哈")
+_CLAUSES = re.compile(r"[\s，,。！!？?～~、；;]+")
+_CLAUSES_EN = re.compile(r"[,.!?;~]+\s*")
+
+
+def _cjk(text: str) -> list[str]:
+    return [c for c in text if "\u4e00" <= c <= "\u9fff" and c not in _FORM]
+
+
+def _pairs(text: str) -> set[str]:
+    return {text[i:i + 2] for i in range(len(text) - 1) if all("\u4e00" <= c <= "\u9fff" for c in text[i:i + 2])}
+
+
+def asking_clauses(question: str) -> list[str]:
+    """The clauses of a comment that ask, when it has several ("有多高 吊柜底下塞得进不" → both; "我家台面窄 这锅有多宽"
+    → "这锅有多宽"): each is embedded on its own too, so the context around a question does not blur what it asks."""
+    from broadcaster.brain.intent import is_question
+
+    # (a space parts Chinese clauses; in English it parts words)
+    cut = _CLAUSES if re.search(r"[\u4e00-\u9fff]", question) else _CLAUSES_EN
+    parts = [p for p in cut.split(question) if len(p.strip()) >= 2]
+    return [p for p in parts if is_question(p)] if len(parts) > 1 else []
+
+
+def reading_texts(question: str) -> tuple[list[str], int]:
+    """What a question is embedded as, and how many of the rows read it whole: its words, its words with its slot's
+    ("拍了多久能发出来" + 发货 快递), then its asking clauses (choose's `clause_vecs`)."""
+    from broadcaster.brain.intent import retrieval_query
+
+    asked = retrieval_query(question)
+    whole = [question] if asked == question else [question, asked]
+    return whole + asking_clauses(question), len(whole)
+
+
 def _z(x: np.ndarray) -> np.ndarray:
     sd = float(x.std())
     return (x - float(x.mean())) / sd if sd > 1e-9 else np.zeros_like(x)
@@ -185,12 +232,24 @@ def _z(x: np.ndarray) -> np.ndarray:
 class FactIndex:
     """Facts with their embeddings (passage role) and a BM25 index over them."""
 
-    def __init__(self, facts: Sequence[Fact], vectors: np.ndarray | None) -> None:
+    def __init__(self, facts: Sequence[Fact], vectors: np.ndarray | None, background: np.ndarray | None = None) -> None:
+        """`background`: the query vectors of how viewers ask in general (brain/hubs.py), for the facts' hub scores."""
+        from broadcaster.brain.hubs import hub_scores
         from broadcaster.brain.lexical import BM25Index, Passage
 
         self.facts = list(facts)
         self.vectors = vectors if vectors is not None and len(vectors) == len(self.facts) else None
+        # a fact near every kind of question is discounted by this share of its closeness to them
+        self.hubs = HUB * hub_scores(self.vectors, background) if self.vectors is not None else np.zeros(len(self.facts))
         self._words = BM25Index([Passage(str(i), f"{f.question} {f.text}".strip()) for i, f in enumerate(self.facts)])
+        self._chars = [set(_cjk(f"{f.question}{f.text}")) for f in self.facts]
+        df: dict[str, int] = {}
+        for cs in self._chars:
+            for c in cs:
+                df[c] = df.get(c, 0) + 1
+        n = max(1, len(self.facts))
+        self._idf = {c: math.log(1 + n / k) for c, k in df.items()}
+        self._idf_unknown = math.log(1 + n)
 
     def __len__(self) -> int:
         return len(self.facts)
@@ -205,9 +264,29 @@ class FactIndex:
     def embed_texts(facts: Sequence[Fact]) -> list[str]:
         return [f"{f.question} {f.text}".strip() for f in facts]
 
-    def choose(self, question: str, qvec: np.ndarray | None) -> Choice:
-        """The fact that answers the question, its combined score and margin; `qvec` its query embedding (None:
-        words and slots alone)."""
+    def _same(self, i: int, j: int) -> bool:
+        """Whether two facts say the same: one text, or one's characters nearly all in the other (an FAQ answer that
+        restates a sheet line and adds to it)."""
+        a, b = self._chars[i], self._chars[j]
+        return self.facts[i].text == self.facts[j].text or (bool(a and b) and len(a & b) >= 0.9 * min(len(a), len(b)))
+
+    def _shared(self, question: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per fact: the IDF-weighted share of the question's characters it carries, and the share of the question's
+        character pairs."""
+        qc = set(_cjk(question))
+        weights = {c: self._idf.get(c, self._idf_unknown) for c in qc}
+        total = sum(weights.values()) or 1.0
+        # one shared character is no evidence (片儿 / 儿童, 烟油 / 倒油): a fact counts from two
+        chars = np.array([sum(w for c, w in weights.items() if c in fc) / total if len(qc & fc) >= 2 else 0.0
+                          for fc in self._chars])
+        qp = _pairs(question)
+        pairs = np.array([sum(p in f"{f.question}{f.text}" for p in qp) / len(qp) for f in self.facts]) if qp \
+            else np.zeros(len(self.facts))
+        return chars, pairs
+
+    def choose(self, question: str, qvec: np.ndarray | None, clause_vecs: np.ndarray | None = None) -> Choice:
+        """The fact that answers the question, its combined score and margin; `qvec` its query embedding, or several
+        readings of it (None: words and slots alone); `clause_vecs` its asking clauses' (asking_clauses)."""
         n = len(self.facts)
         if n == 0:
             return Choice(None, 0.0, 0.0, False, None, False, "no facts")
@@ -218,7 +297,8 @@ class FactIndex:
             words[int(hit.passage.id)] = hit.match
         # one query vector, or several readings of the question (its words, and its words with its slot's): their mean
         # similarity, a reading of what is asked less tied to one wording
-        dense = (self.vectors @ np.atleast_2d(qvec).T).mean(axis=1) if self.vectors is not None and qvec is not None else None
+        dense = (self.vectors @ np.atleast_2d(qvec).T).mean(axis=1) - self.hubs \
+            if self.vectors is not None and qvec is not None else None
         wanted, units = slots(question), asked_units(question)
         slot = np.array([float(any(evidence(s, f.text) for s in wanted)) for f in self.facts]) if wanted else np.zeros(n)
         unit = np.array([float(states_unit(units, f.text)) for f in self.facts]) if units else np.zeros(n)
@@ -227,33 +307,53 @@ class FactIndex:
         figs = given(question)
         fit = np.array([float(inside(figs, ranges(f.text))) for f in self.facts]) if figs else np.zeros(n)
         zd = _z(dense) if dense is not None else np.zeros(n)
-        raw = W_DENSE * zd + W_WORDS * words * (1.0 if dense is not None else W_WORDS_ALONE) + W_SLOT * slot \
-            + W_UNIT * unit + W_RANGE * fit
+        # the asking clause read alone: of several asking clauses, the one closest to each fact
+        zc = _z((self.vectors @ np.atleast_2d(clause_vecs).T).max(axis=1) - self.hubs) \
+            if self.vectors is not None and clause_vecs is not None and len(clause_vecs) else zd
+        chars, pairs = self._shared(question)
+        raw = W_DENSE * zd + W_CLAUSE * zc + W_WORDS * words * (1.0 if dense is not None else W_WORDS_ALONE) \
+            + W_CHARS * chars + W_PAIRS * pairs + W_SLOT * slot + W_UNIT * unit + W_RANGE * fit
         combined = _z(raw)  # one scale for the margin, with or without embeddings
-        order = np.argsort(-combined)
-        best = int(order[0])
-        second = next((int(i) for i in order[1:] if self.facts[int(i)].text != self.facts[best].text), None)
+        order = [int(i) for i in np.argsort(-combined)]
+        carrier = next((i for i in order if slot[i]), None) if wanted else None
+        if carrier is not None and not slot[order[0]] and combined[order[0]] - combined[carrier] <= SLOT_SWAP:
+            # a question naming a slot, and a fact carrying what it asks close behind the best: that fact answers
+            # ("下单后多久能发出" → the shipping fact, not the invoice fact sharing 下单)
+            order.remove(carrier)
+            order.insert(0, carrier)
+        best = order[0]
+        # the next fact that says something else: a fact and its near copy (an FAQ answer restating a sheet line) tie
+        others = [i for i in order[1:] if not self._same(i, best)]
+        if wanted and slot[best]:
+            # of the facts that can answer a slot question (those carrying it), the lead over the next of them
+            others = [i for i in others if slot[i]]
+        second = others[0] if others else None
         margin = float(combined[best] - combined[second]) if second is not None else float(combined[best])
         top = float(combined[best])
+        related = float(combined.max())  # how well the comment reads as about the facts at all
         # a question naming a slot is answered only by a fact that carries what the slot asks (分期 is not answered by
         # the invoice fact, whatever its score)
         # (with no slot to back it, the best fact must stand out further: the embedding's guess is all there is)
         # (a z-score cannot pass √(n−1) over n facts: a product of five facts is judged by what it can reach)
         min_z = self.min_z
-        confident = margin >= (MARGIN if wanted else MARGIN_SLOTLESS) and top >= min_z and (not wanted or bool(slot[best]))
+        # with no slot, the embedding's pick must share more with the question than one character of the product's
+        # name ("这款杯子在哪个工厂做的" is not answered by "杯盖是一键弹盖"): two characters, a word, a figure or a unit
+        # (…or stand far ahead of every other fact: "下雨天能穿出去吗" → 不是防水面料)
+        backed = bool(slot[best]) if wanted else bool(chars[best] > 0 or words[best] >= SLOTLESS_WORDS or fit[best] or unit[best]
+                                                      or margin >= MARGIN_UNBACKED)
+        confident = margin >= (MARGIN if wanted else MARGIN_SLOTLESS) and related >= min_z and backed
         also = None
         if not confident and second is not None and top >= min_z:
-            third = next((int(i) for i in order[1:] if int(i) != second
-                          and self.facts[int(i)].text not in (self.facts[best].text, self.facts[second].text)), None)
+            third = next((i for i in others[1:] if not self._same(i, second)), None)
             lead = float(combined[second] - combined[third]) if third is not None else float(combined[second])
             # …and the second answers what the first does (the slot's evidence, the unit asked) when the question says
-            if lead >= (MARGIN if wanted else MARGIN_SLOTLESS) and float(combined[second]) >= min_z and (not wanted or slot[second]) \
+            if lead >= MARGIN_PAIR and float(combined[second]) >= 0.75 * min_z and (not wanted or slot[second]) \
                     and (not units or unit[second]):
                 confident, also = True, self.facts[second]  # two facts answer together, ahead of every other
         why = (f"dense z {zd[best]:.2f}, words {words[best]:.2f}" + (f", slot {'/'.join(sorted(wanted))}" +
                ("" if slot[best] else " not carried") if wanted else "") + (f", range fits {int(fit[best])}" if figs else "")
                + f"; z {top:.2f}, margin {margin:.2f}" + (f" over {self.facts[second].text!r}" if second is not None else ""))
-        ranked = tuple((self.facts[int(i)], float(combined[i]), float(zd[i]), float(words[i])) for i in order[:5])
+        ranked = tuple((self.facts[i], float(combined[i]), float(zd[i]), float(words[i])) for i in order[:5])
         if also is not None:
             why += f"; with {also.text!r}, the two ahead of the rest"
         anchored = bool(words[best] >= ANCHOR_WORDS or slot[best] or unit[best] or fit[best] or zd[best] >= DENSE_ALONE)

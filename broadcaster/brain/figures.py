@@ -63,7 +63,7 @@ _UNITS: list[tuple[str, str, float]] = [
 _UNIT_RE = re.compile(r"\s*(" + "|".join(re.escape(u) for u, _, _ in sorted(_UNITS, key=lambda x: -len(x[0]))) + r")(?![a-z])")
 _UNIT_OF = {u: (c, f) for u, c, f in _UNITS}
 # Classifiers: a number before one is a count ("5种颜色"); 个 matches any of them.
-CLASSIFIERS = "个种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色口泡道期批单样类次遍回"
+CLASSIFIERS = "个种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色口泡道期批单样类次遍回号档"
 _CLASSIFIER_RE = re.compile(rf"\s*([{CLASSIFIERS}])")
 _MEASURES = {"元", "折", "%", "分钟", "秒", "天", "月", "岁", "克", "毫升", "毫米", "寸", "瓦", "度",
              "倍", "点钟", "人", "美元", "分贝", "毫安时", "赫兹"}
@@ -273,6 +273,8 @@ def figures(text: str) -> list[Figure]:
     return out
 
 
+_RANGE_TO = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
+_RANGE_TO_VALUE = re.compile(r"\d+(?:\.\d+)?")
 _APPROX_BEFORE = re.compile(r"(?:上|数|近|几|超过?|过|破|逾|成|好几)$")  # "上万", "过千", "近百": about that many
 _APPROX_AFTER = re.compile(r"^\s*(?:多|余|来)(?=\s*[^\d\s])")  # "八十多杯", "20余天": the unit after the approximator
 
@@ -293,6 +295,12 @@ def _figure(t: str, start: int, end: int, value: float, decimal: bool, text: str
         c = _CLASSIFIER_RE.match(after)
         if c is not None:
             unit = "count:" + c.group(1)
+    if not unit and (r := _RANGE_TO.match(after)) is not None:
+        # the low end of a range takes the high end's unit ("12到14个鸡翅": 12 is a count of wings, not 12期)
+        high = _RANGE_TO_VALUE.match(after, r.end())
+        if high is not None:
+            low = _figure(t, start, end + high.end(), value, decimal, text)
+            unit, value = low.unit, low.value
     if not unit and _CURRENCY_BEFORE.search(t[max(0, start - 6) : start]):
         unit = "元"
     if unit in _MEASURES:
@@ -308,5 +316,9 @@ def same_unit(a: str, b: str) -> bool:
     if a == b:
         return True
     if a.startswith("count:") and b.startswith("count:"):
-        return a == "count:个" or b == "count:个"
+        # 个 counts any thing (3个 is 3支), never installments, times, a link's number or a setting (12个鸡翅 is no 12期)
+        return (a == "count:个" and b not in _NOT_THINGS) or (b == "count:个" and a not in _NOT_THINGS)
     return False
+
+
+_NOT_THINGS = frozenset(f"count:{c}" for c in "期次遍回号档批")

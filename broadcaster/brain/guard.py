@@ -99,6 +99,17 @@ def _promise_res(extra: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
             + [(p, re.compile(p)) for p in extra])
 
 
+_GOODS = frozenset(f"count:{c}" for c in "个罐瓶盒件支袋包台只双套箱份条")
+
+
+def _price_counts(clause: str) -> set[tuple[float, float]]:
+    """The (price, count of goods ≥ 2) pairs a clause says ("两罐188元" → (188, 2))."""
+    fs = figures(clause)
+    prices = [f.value for f in fs if f.unit == "元"]
+    counts = [f.value for f in fs if f.unit in _GOODS and f.value >= 2]
+    return {(round(p, 2), c) for p in prices for c in counts}
+
+
 def _bigrams(s: str) -> set[str]:
     s = re.sub(r"[^0-9a-z\u4e00-\u9fff]", "", s)
     return {s[i : i + 2] for i in range(len(s) - 1)}
@@ -150,6 +161,10 @@ class GroundingGuard:
         facts = tuple(facts)
         self._labelled = labelled_figures(facts) if facts else frozenset()
         self._stated = stated_figures(facts) if facts else {}
+        # (price, count) said together in one clause of the passages or facts ("两罐装188元"): a price said with a count
+        # of the goods is grounded only as such a pair (99元 is one can's price, never two cans')
+        self._priced = {pair for t in (*self.texts, *(numeric_text(t) for t in facts))
+                        for c in CLAUSE_CUT.split(t) for pair in _price_counts(c)}
         # Runs of the viewer's words that the passages and rules do not also contain: voiced back, they are an echo.
         q = dense(question)
         known = dense(self._joined)
@@ -191,6 +206,10 @@ class GroundingGuard:
                 if f.significant and not self._grounded(f, grams) and not self._derived(f, clause):
                     unit = f" {f.unit}" if f.unit else ""
                     return GuardVerdict(False, f"ungrounded number {f.text.strip()}{unit} (not in passages/persona facts)")
+            for clause, _, _ in said:
+                for price, count in _price_counts(clause):
+                    if (price, count) not in self._priced and not self._derived(Figure(price, "", True, "元"), clause):
+                        return GuardVerdict(False, f"ungrounded price {price:g}元 for {count:g} (not paired in the facts)")
         if self.promises:
             n = numeric_text(sentence)
             n = _GIFTING_USE.sub(lambda m: " " * len(m.group(0)), n)

@@ -26,6 +26,7 @@ from broadcaster.brain.corpus import Corpus, body, files_signature, load_corpus,
 from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.facts import FactIndex, facts_of
 from broadcaster.brain.guard_rules import absolute_claim
+from broadcaster.brain.hubs import background
 from broadcaster.brain.intent import FaqMatch, asked_units, evidence, retrieval_query, slots, states_unit
 from broadcaster.brain.lexical import BM25Index, Hit, Passage, tokenize
 from broadcaster.brain.sentences import split_sentences
@@ -127,7 +128,9 @@ class KnowledgeBase:
             if matrix is not None:
                 dense = DenseIndex(corpus.passages, matrix[: len(corpus.passages)], self.embed)
                 vectors = matrix[len(corpus.passages):]
-        fact_index = FactIndex(facts, vectors)
+        # a Chinese sheet's facts are measured against how viewers ask in general (hubs.py); the background is Chinese
+        chinese = sum(any("\u4e00" <= c <= "\u9fff" for c in f.text) for f in facts) * 2 > len(facts)
+        fact_index = FactIndex(facts, vectors, background(self.embed) if vectors is not None and chinese else None)
         claims = FactClaims(f.text for f in facts)
         old = {p.id: p.text for p in self.corpus.passages}
         new = {p.id: p.text for p in corpus.passages}

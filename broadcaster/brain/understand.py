@@ -22,8 +22,8 @@ import numpy as np
 
 from broadcaster.brain.chitchat import Friendly, problem
 from broadcaster.brain.embed import Embeddings
-from broadcaster.brain.facts import Choice, FactIndex
-from broadcaster.brain.intent import FaqMatch, is_question, retrieval_query, slots
+from broadcaster.brain.facts import Choice, FactIndex, reading_texts
+from broadcaster.brain.intent import FaqMatch, is_question, slots
 from broadcaster.brain.risk import RiskProbe, RiskReading
 
 # Words that put a question on the shop's ground whatever else it asks: the product, an order, the shop, the show.
@@ -67,6 +67,12 @@ SILENT_SAY_THIS = "a request to say something"
 SILENT_UNSAFE = "unsafe reading"
 SILENT_NOT_UNDERSTOOD = "not understood"
 SILENT_OFF_TOPIC = "off-topic question"
+SILENT_HOST = "a question about the host's person"
+# A question about the host's body or private life (主播胸多大, 你多重, 主播住哪): the facts speak of the goods, never of
+# the host, so no fact answers it however one scores (罩杯多大 is no capacity question).
+_HOST_PERSON = re.compile(r"(?:主播|你(?![们家])|妳|美女|小姐姐|老板娘|小哥哥)(?:的|本人|自己)?\s*"
+                          r"(?:胸|罩杯|三围|胸围|腰围|臀围|大腿|腿|腰|臀|屁股|身材|体重|身高|多重|几斤|多少斤|多高|多大(?!码)|几岁|多大年纪|"
+                          r"年龄|住(?:在)?哪|家在哪|住址|电话|手机号|对象|男朋友|女朋友|老公|老婆|结婚|单身|内衣|内裤|穿的什么颜色)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +89,13 @@ class Reading:
     on_topic: bool
     asks_goods: bool = False  # a question in the words of buying and using goods (for a model to answer)
     say_this: bool = False  # a request that the anchor say or repeat words
+    host_person: bool = False  # a question about the host's body or private life
 
     @property
     def answerable(self) -> bool:
         """Answerable without a model: an FAQ entry means it, or one fact stands out as its answer."""
-        return self.question and (self.faq is not None or (self.choice is not None and self.choice.confident))
+        return self.question and not self.host_person and (
+            self.faq is not None or (self.choice is not None and self.choice.confident))
 
     def silence(self, *, with_model: bool) -> str:
         """Why this comment gets no line ('' when it gets one)."""
@@ -95,6 +103,8 @@ class Reading:
             return f"{SILENT_UNSAFE} ({self.risk.label} {self.risk.unsafe:.2f})"
         if self.say_this:
             return SILENT_SAY_THIS
+        if self.host_person:
+            return SILENT_HOST
         if self.answerable or self.friendly or self.problem:
             return ""
         if self.question:
@@ -140,13 +150,16 @@ class Understanding:
     async def read(self, text: str, facts: FactIndex, faq: FaqMatch | None) -> Reading:
         """The reading of one comment: the embedding of its words (for the probe and the facts) and, when it names a
         slot, of its words with the slot's ("拍了多久能发出来" + 发货 快递) for the facts too."""
-        asked = retrieval_query(text)
-        texts = [text] if asked == text else [text, asked]
+        texts, whole = reading_texts(text)
         vecs = await self.embeddings.query(texts) if self.embeddings.available else None
-        return self.read_sync(text, facts, faq, vecs)
+        if vecs is None:
+            return self.read_sync(text, facts, faq, None)
+        return self.read_sync(text, facts, faq, vecs[:whole], vecs[whole:] if len(texts) > whole else None)
 
-    def read_sync(self, text: str, facts: FactIndex, faq: FaqMatch | None, vecs: np.ndarray | None) -> Reading:
-        """`vecs`: the comment's embedding, and optionally a second row for its words with its slot's (see read)."""
+    def read_sync(self, text: str, facts: FactIndex, faq: FaqMatch | None, vecs: np.ndarray | None,
+                  clause_vecs: np.ndarray | None = None) -> Reading:
+        """`vecs`: the comment's embedding, and optionally a second row for its words with its slot's (see read);
+        `clause_vecs`: its asking clauses' (facts.asking_clauses)."""
         wanted = frozenset(slots(text))
         vec = None if vecs is None else np.atleast_2d(vecs)[0]
         risk = self.probe.read(vec) if self.probe is not None and vec is not None else None
@@ -156,7 +169,7 @@ class Understanding:
         elif risk is not None and not risk.flagged and risk.unsafe >= HOST_UNSAFE and self._host.search(text) and not by_words:
             # words aimed at the host carry the most harm (harassment, a price "一晚上", threats): a lower bar
             risk = dataclasses.replace(risk, flagged=True)
-        choice = facts.choose(text, vecs) if len(facts) else None
+        choice = facts.choose(text, vecs, clause_vecs) if len(facts) else None
         # A question by its form or its slot; or a remark a fact plainly answers, in its own words ("丢了一只" → the
         # replacement fact, "续航" → the battery life): live chat asks by naming the thing.
         words = choice.ranked[0][3] if choice is not None and choice.ranked else 0.0
@@ -186,4 +199,5 @@ class Understanding:
         friendly = by_words or (risk is not None and risk.friendly >= FRIENDLY and risk.unsafe < FRIENDLY_UNSAFE
                                            and not self.friendly.vetoed(text))
         return Reading(question, wanted, friendly, problem(text, self.language), risk, choice, faq, on_topic,
-                       question and self._asks.search(text) is not None, self._say.search(text) is not None)
+                       question and self._asks.search(text) is not None, self._say.search(text) is not None,
+                       question and self.language != "en" and _HOST_PERSON.search(text) is not None)

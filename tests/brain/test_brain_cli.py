@@ -82,6 +82,14 @@ def test_moderate_prints_the_verdict_and_the_rule(tea_config: Path, capsys) -> N
     assert "the comment would get: " in out and "18个月" in out and "slots=shelf_life" in out
 
 
+@pytest.mark.parametrize("text", ["主播胸多大啊？", "主播三围多少", "你多重啊", "主播住哪个小区"])
+def test_a_question_about_the_hosts_person_gets_no_fact(tea_config: Path, capsys, text: str) -> None:
+    # 罩杯多大 is no capacity question, 多重 about the host no weight question: the facts speak of the goods
+    assert _run(["moderate", "-c", str(tea_config), "tea", text]) in (0, 1)
+    out = capsys.readouterr().out
+    assert "the comment would get no line" in out, out
+
+
 def test_kb_query_explain_says_why(tea_config: Path, capsys) -> None:
     assert _run(["kb", "query", "-c", str(tea_config), "tea", "怎么泡比较好喝", "--explain"]) == 0
     out = capsys.readouterr().out

@@ -1,0 +1,67 @@
+"""How often the fact a room picks answers a question, per red-team product (no LLM, no director: FactIndex.choose
+alone, with the bundled embeddings): answered right with confidence, confident but wrong, the right fact ranked first.
+
+    .venv/bin/python scripts/fact_choice.py [PART ...] [-v]
+
+PART: downjacket snack bluetooth-earbuds heldout14 heldout15 heldout16 (default: the five development ones).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from broadcaster.brain.embed import BundledE5, Embeddings
+from broadcaster.brain.facts import reading_texts
+from broadcaster.brain.kb import KnowledgeBase
+
+RT = Path(__file__).resolve().parents[1] / "tests" / "brain" / "redteam"
+PARTS = {"downjacket": (RT / "products" / "downjacket", RT / "products" / "downjacket.jsonl"),
+         "snack": (RT / "products" / "snack", RT / "products" / "snack.jsonl"),
+         "bluetooth-earbuds": (RT / "products" / "bluetooth-earbuds", RT / "products" / "bluetooth-earbuds.jsonl"),
+         "heldout14": (RT / "kb14", RT / "heldout14.jsonl"), "heldout15": (RT / "kb15", RT / "heldout15.jsonl"),
+         "heldout16": (RT / "kb16", RT / "heldout16.jsonl")}
+DEV = ("downjacket", "snack", "bluetooth-earbuds", "heldout14", "heldout15")
+
+
+def main(argv: list[str]) -> int:
+    verbose = "-v" in argv
+    parts = [a for a in argv if a != "-v"] or list(DEV)
+    emb = Embeddings(BundledE5(), room="fact-choice")
+    if not emb.load_sync():
+        print(f"the bundled model did not load: {emb.reason}")
+        return 1
+    total = {"questions": 0, "right": 0, "wrong": 0, "first": 0}
+    for part in parts:
+        kb_dir, items = PARTS[part]
+        kb = KnowledgeBase(kb_dir, embed=emb)
+        kb.build_sync()
+        n = {"questions": 0, "right": 0, "wrong": 0, "first": 0}
+        for line in items.read_text(encoding="utf-8").splitlines():
+            it = json.loads(line)
+            if it["class"] != "question":
+                continue
+            q, want = it["text"], it["want"]
+            texts, whole = reading_texts(q)
+            vecs = emb.query_sync(texts)
+            c = kb.facts.choose(q, None if vecs is None else vecs[:whole],
+                                None if vecs is None or len(texts) == whole else vecs[whole:])
+            said = (c.fact.text if c.fact else "") + (c.also.text if c.also else "")
+            ok = c.confident and want in said
+            n["questions"] += 1
+            n["right"] += ok
+            n["wrong"] += c.confident and not ok
+            n["first"] += bool(c.ranked) and want in c.ranked[0][0].text
+            if verbose and not ok:
+                print(f"  {part} {q!r} want {want!r}: {'CONFIDENT ' if c.confident else ''}{c.why}")
+        print(f"{part}: right {n['right']}/{n['questions']}, confident but wrong {n['wrong']}, right fact first {n['first']}")
+        for k in total:
+            total[k] += n[k]
+    print(f"all: right {total['right']}/{total['questions']} ({total['right'] / max(1, total['questions']):.1%}), "
+          f"confident but wrong {total['wrong']}, right fact first {total['first']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

