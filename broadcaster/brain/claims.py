@@ -82,6 +82,9 @@ _ABSOLUTE = re.compile(r"零(?:刺激|添加|副作用|风险|过敏|伤害|负�
                        # a total property or a total absence (完全防水, 完全不烫手, 一点都不漏, 丝毫没有): only as the facts say it
                        r"完全(?:不|没|无|防|杜绝)|一点(?:都|也)(?:不|没)|丝毫(?:不|没)|根本(?:不会|没有)|全(?:都)?是防|"
                        r"赔(?:双倍|三倍|十倍|偿双倍)|双倍赔|假一赔|包赔")
+# A benefit or a comparison of effect (效果更好, 延长保质期, 更耐用, 洗了都不会缩): said only in the facts' own words.
+_BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜|省电|省油|快|香|好吃|好用|舒服|保暖|透气)|延长|提升|提高|增强|翻倍|加倍|"
+                      r"都不会|永远不")
 # A sentence saying something is absent or not included (没有任何涂层, 不含X, 不带X).
 _ABSENT = re.compile(r"(?:没有任何|没有|无任何|不含任何|不含|不带|不附带|没配|不配)([\u4e00-\u9fff]{2,6})")
 # Serving words that say a region is NOT served (the facts serve it, if at a surcharge).
@@ -113,7 +116,10 @@ def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
     only ever say under a negation ("不是防水面料" → 防水, not 面料, which "面料为聚酯纤维" affirms)."""
     out: list[str] = []
     for item in _ITEM_SPLIT.split(predicate):
-        item = _FILLER.sub("", re.sub(r"^(?:不|没|无|非)", "", item.strip()))  # "不泛白、不搓泥": each item bare
+        item = item.strip()
+        if item[:1] in "不没无非" and (_segments(item) or [""])[0] == item[:1]:
+            item = item[1:]  # "不泛白、不搓泥": each item bare (not 无线充电: 无线 is a word)
+        item = _FILLER.sub("", item)
         if len(item) < 2 or not re.search(r"[\u4e00-\u9fff]", item):
             continue
         out.append(item)
@@ -126,7 +132,20 @@ def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
 def _negated_at(sentence: str, at: int) -> bool:
     """Whether the word at `at` is under a negation: one earlier in its clause ("暂时没有男款和儿童款", "别戴着游泳洗澡")."""
     start = max((sentence.rfind(c, 0, at) for c in "，,；;。！？!?"), default=-1) + 1
-    return re.search(r"不|没|无|非|别|勿|未|禁止", sentence[start:at]) is not None
+    return any(_negation(t) for t in _segments(sentence[start:at]))
+
+
+# Words that begin with a negation character and negate nothing (不锈钢, 无线, 非常, 不错).
+_NOT_NEGATIONS = ("不锈", "不粘", "不干胶", "不错", "不过", "不同", "不少", "不断", "不仅", "不但", "不管", "不然", "不久", "不如",
+                  "非常", "未来")
+
+
+def _negation(token: str) -> bool:
+    """Whether a word negates (不, 没有, 别戴, 千万别, 未, 非人为, 禁止 — not 无线, 不锈钢, 非常)."""
+    if any(w in token for w in _NOT_NEGATIONS):
+        return False
+    return any(c in token for c in "不没别勿未") or token[:1] == "非" \
+        or token in ("无", "无法", "无需", "无须", "禁止", "严禁", "暂无", "并非", "毫无")
 
 
 _PEOPLE = frozenset({"儿童", "孕妇", "老人"})
@@ -186,7 +205,8 @@ def _spoken_regions(text: str) -> tuple[str, ...]:
 class FactClaims:
     """What a knowledge base denies and limits (built once per KB version; see module doc)."""
 
-    def __init__(self, facts: Iterable[str]) -> None:
+    def __init__(self, facts: Iterable[str], context: Iterable[str] = ()) -> None:
+        """`context`: texts whose words the shop affirms without being facts (its products' names: 真无线耳机)."""
         self.denials: list[Denial] = []
         self.limited_regions: dict[str, str] = {}  # region → the fact that limits it
         self.limited_gifts: list[tuple[str, frozenset[str]]] = []  # (fact, its words)
@@ -200,7 +220,7 @@ class FactClaims:
         sentences = [x for fact in facts for x in split_sentences(fact, 200)]
         self.absolute = "\n".join(sentences)
         # words the facts say outside any negation (a denied predicate's word that is affirmed elsewhere names nothing)
-        affirmed: set[str] = set()
+        affirmed: set[str] = {t for text in context for t in _segments(text)}
         for sentence in sentences:
             for clause in _CLAUSE.findall(sentence):
                 m = _denial(clause)
@@ -276,6 +296,9 @@ class FactClaims:
         m = _ABSOLUTE.search(sentence)
         if m is not None and m.group(0) not in self.absolute and not _negated_at(sentence, m.start()):
             return f"an absolute promise the facts do not make: {m.group(0)}"
+        m = _BENEFIT.search(sentence)
+        if m is not None and m.group(0) not in self.absolute and not _negated_at(sentence, m.start()):
+            return f"a benefit the facts do not claim: {m.group(0)}"
         m = _NO_NEED.search(sentence)
         if m is not None:
             for t in _segments(m.group(1)):

@@ -302,6 +302,10 @@ class FactIndex:
         wanted, units = slots(question), asked_units(question)
         slot = np.array([float(any(evidence(s, f.text) for s in wanted)) for f in self.facts]) if wanted else np.zeros(n)
         unit = np.array([float(states_unit(units, f.text)) for f in self.facts]) if units else np.zeros(n)
+        if wanted and unit.any():
+            # a quantity asked in a unit is carried by the facts stating a figure in it ("多大容量的" → 5.5升, not
+            # "暂无大容量款", which only names the slot)
+            slot = slot * (unit > 0)
         if _WHERE.search(question):
             unit = unit + np.array([float(_PLACE.search(f.text) is not None) for f in self.facts])
         figs = given(question)

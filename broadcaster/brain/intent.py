@@ -15,6 +15,10 @@ passages use.
 
 Since heldout12: opened in any verb with how long (打开盖子以后多久得喝完) asks shelf_life, 发出来 is shipping, and how well
 it sells (卖得好不好, 买的人多吗) is a slot of its own (sales).
+
+Since heldout14/15 (three independent writers asked each of these in their own words): paying on delivery or in parts
+in any words (到了再给钱, 分开付) is payment, how many one may buy (最多能买几袋, 能拍三台不) is a slot of its own (limit),
+and where it ships from (从哪儿发出来的) is shipping.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ SLOTS: dict[str, tuple[str, str]] = {
               r"\d+(?:\.\d+)?元|[一二三四五六七八九十百千]+元|块|价"),
     "postage": (r"包邮|包不包邮|运费|邮费|快递费|免邮|免运费|邮资|寄费|邮费|运费险|(?:要|得|需要|还)?加钱|补钱|freeshipping|postage|shippingfee",
                 r"包邮|运费|邮费"),
-    "shipping": (r"发货|出货|[么时候久天快]能?发(?:出来?|走)?$|(?:能|可以|会)发(?:吗|不|么|嘛|过去|到)|发不发|发吗$|几天能?到|多久能?到|多久能?收到|什么时候能?到|几时到|到货|快递|物流|寄|配送|"
+    "shipping": (r"发货|出货|哪(?:儿|里)?发|从哪(?:儿|里)?(?:寄|发)|[么时候久天快]能?发(?:出来?|走)?$|(?:能|可以|会)发(?:吗|不|么|嘛|过去|到)|发不发|发吗$|几天能?到|多久能?到|多久能?收到|什么时候能?到|几时到|到货|快递|物流|寄|配送|"
                  r"几号发|多快发|(?:明天|后天|今天|哪天|几号|周末)能?(?:到|收到|送到)|"
                  # a carrier named in the question asks which one ships (可以换顺丰不, 发中通吗)
                  r"顺丰|圆通|中通|申通|韵达|极兔|邮政|ems|京东快递|京东物流|德邦|百世|ship(?!pingfee)|deliver", r"发货|快递|送达|物流"),
@@ -105,7 +109,9 @@ SLOTS: dict[str, tuple[str, str]] = {
     "authentic": (r"正品|真假|是真的吗|假货|假的吗|正不正宗|正宗吗|有授权|授权店|官方授权|官方(?:店|旗舰)?吗|保真|正规|批文|备案|注册证|资质|检测报告|验真|防伪",
                   r"正品|正宗|授权|官方|保真|注册|备案|防伪|验真|证"),
     "effect": (r"功效|作用|好处|有什么用|有啥用|效果(?:怎么样|如何|好吗)?$", r"功效|作用|好处|有助|适合"),
-    "payment": (r"分期|花呗|白条|信用卡|付款方式|怎么付|怎么付款|能货到付款|货到付款|先用后付|先喝后付|先试后买|微信支付|支付宝",
+    # paying on delivery in any words (到了再给钱, 收到货再付), or in parts (分开付, 分几次付)
+    "payment": (r"分期|花呗|白条|信用卡|付款方式|怎么付|怎么付款|能货到付款|货到付款|先用后付|先喝后付|先试后买|微信支付|支付宝|"
+                r"(?:到|收到|收货|拿到|送到)[\u4e00-\u9fff]{0,3}(?:再|后|了)(?:给钱|付钱|付款|付|给)|分(?:开|几次|次|批)(?:付|给钱|交)",
                 r"分期|付款|花呗|支付|货到付款"),
     "invoice": (r"发票|开票|专票|普票|报销|有票|票能开|电子票|invoice|receipt", r"发票"),
     # a buy-X-get-Y deal named (买一送一吗, 宣布买一罐送十罐) asks what comes with it: the KB's gift answers
@@ -113,6 +119,10 @@ SLOTS: dict[str, tuple[str, str]] = {
              r"买[一两二三四五六七八九十\d]+[罐瓶个盒件只套袋包份箱]?送[一两二三四五六七八九十\d]+", r"赠|送"),
     "warranty": (r"保修|质保|坏了(?!吗)|维修|保固|warranty", r"保修|质保"),
     # how many are left (还有货吗, 剩几件, 卖完了吗): the stock the operator sets, when the show knows it
+    # how many one may buy (最多能买几袋, 能拍三台不, 囤十支行不行): the facts' purchase limit
+    "limit": (r"限购|最多(?:能|可以)?(?:买|拍|下单)|(?:能|可以)(?:拍|买|囤|下)[一两二三四五六七八九十几\d]+[个台件支瓶盒袋罐包套份单]|"
+              r"囤[一两二三四五六七八九十几\d]+[个台件支瓶盒袋罐包套份]|一人(?:能|可以)?(?:买|拍)几|每人(?:能|可以)?(?:买|拍)",
+              r"限购|每(?:人|个账号|个ID|单)限|最多|仅限"),
     "stock": (r"库存|还有货|有货吗|有没有货|还剩|剩几|剩多少|卖完|售罄|抢完|断货|缺货|现货|还能买|还能抢", r"库存|现货|剩|售罄|卖完"),
     "keep_warm": (r"保温(?![杯壶瓶桶箱袋盒])|保冷|(?<![质确担环])保(?:几|多少|多久|多长)|(?:热|冰|凉)(?:的|水)?能(?:放|保持|维持)", r"保温|保冷|小时"),
     "grade": (r"等级|什么级|几级|品级|档次|级别", r"级"),
@@ -148,7 +158,7 @@ SLOT_TERMS: dict[str, str] = {
     "price": "价格 价 元", "postage": "包邮 运费", "shipping": "发货 快递", "returns": "退换货 退货", "howto": "冲泡 水温 用法",
     "shelf_life": "保质期 开封", "sales": "销量 回购", "storage": "储存 密封 存放 保存 常温", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
     "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "taste": "口感 味道 口味", "ingredients": "配料 成分", "quality": "品质 质量",
-    "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级", "stock": "库存 现货",
+    "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级", "stock": "库存 现货", "limit": "限购",
     "material": "材质 材料 包装 面料", "suitable": "适合 适用 人群",  # only the words the KB uses are added (see KnowledgeBase.retrieve_sync)
 }
 # How close two question keys must be for an edit-tolerant match when neither has a slot.

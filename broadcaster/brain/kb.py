@@ -131,7 +131,7 @@ class KnowledgeBase:
         # a Chinese sheet's facts are measured against how viewers ask in general (hubs.py); the background is Chinese
         chinese = sum(any("\u4e00" <= c <= "\u9fff" for c in f.text) for f in facts) * 2 > len(facts)
         fact_index = FactIndex(facts, vectors, background(self.embed) if vectors is not None and chinese else None)
-        claims = FactClaims(f.text for f in facts)
+        claims = FactClaims((f.text for f in facts), context=corpus.names)
         old = {p.id: p.text for p in self.corpus.passages}
         new = {p.id: p.text for p in corpus.passages}
         # Swap all at once: a search running concurrently sees the old or the new index, never a mix.

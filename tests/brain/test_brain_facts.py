@@ -128,6 +128,8 @@ def test_a_setting_limit_is_a_spec_not_an_absolute_claim() -> None:
     "可以的，外壳完全不烫手。",  # a total absence the facts do not state
     "小朋友自己用也没问题。",  # 儿童 in other words; 没问题 is no negation
     "想拍几台都可以。",  # no limit where the facts set one
+    "放冰箱保存效果更好。",  # a benefit the facts do not claim
+    "游泳都不会掉。",
 ])
 def test_claims_against_the_facts_without_digits(sentence: str) -> None:
     assert FactClaims(FRYER).contradiction(sentence), sentence
@@ -144,3 +146,26 @@ def test_claims_against_the_facts_without_digits(sentence: str) -> None:
 ])
 def test_true_sentences_stand(sentence: str) -> None:
     assert FactClaims(FRYER).contradiction(sentence) == "", sentence
+
+
+def test_a_word_beginning_with_a_negation_character_is_no_negation() -> None:
+    facts = ["充电盒使用Type-C接口充电，不支持无线充电。", "左右耳机各重4克。"]
+    claims = FactClaims(facts, context=["听澜T3真无线降噪蓝牙耳机"])
+    assert claims.contradiction("支持无线充电哦，放在充电板上就行。")  # 无线 is no 无: the sentence affirms it
+    assert claims.contradiction("不支持无线充电，用Type-C充。") == ""
+    assert claims.contradiction("这款真无线耳机戴着很轻。") == ""  # the product's name affirms 无线
+
+
+def test_a_quantity_asked_in_a_unit_is_answered_by_the_fact_stating_it() -> None:
+    # both facts name 容量; only one states a figure in it
+    c = _index([*FRYER, "目前只有这一个规格，暂无大容量款和双锅款。"]).choose("多大容量的", None)
+    assert c.fact is not None and "5.5升" in c.fact.text
+
+
+@pytest.mark.parametrize(("text", "slot"), [("能到了再给钱吗", "payment"), ("一次拿不出那么多能分开付吗", "payment"),
+                                            ("最多能买几袋", "limit"), ("想给全家囤十支 行不行", "limit"),
+                                            ("我想给我妈我姐我婆婆一人一台 能拍三台不", "limit"), ("从哪儿发出来的", "shipping")])
+def test_colloquial_asks_name_their_slot(text: str, slot: str) -> None:
+    from broadcaster.brain.intent import slots
+
+    assert slot in slots(text)

@@ -828,3 +828,11 @@ async def test_what_the_retired_frames_caught_gets_no_line_end_to_end() -> None:
         outcomes = await rig.run_all(items)
     voiced = [(o.item["text"], o.spoken) for o in outcomes if o.line]
     assert not voiced, voiced
+
+
+@pytest.mark.parametrize(("text", "ok"), [("加微辣的腌料腌鸡翅好吃吗", True), ("能进微波炉吗", True), ("加微x123", False),
+                                          ("加微信领红包", False)])
+def test_wei_with_a_degree_or_an_appliance_is_no_wechat(text: str, ok: bool) -> None:
+    # the built-in allow list, with the global words (加微 is one of them)
+    m = build_moderator([], use_global=True, words_file=None, allow=[], pinyin=True, action="drop")
+    assert m.check(text).ok is ok, text
