@@ -137,7 +137,8 @@ def _negated_at(sentence: str, at: int) -> bool:
 
 # Words that begin with a negation character and negate nothing (不锈钢, 无线, 非常, 不错).
 _NOT_NEGATIONS = ("不锈", "不粘", "不干胶", "不错", "不过", "不同", "不少", "不断", "不仅", "不但", "不管", "不然", "不久", "不如",
-                  "非常", "未来")
+                  "非常", "未来", "别的", "别人", "别家", "别处", "别样", "特别", "区别", "分别", "级别", "类别", "个别", "性别",
+                  "告别", "识别", "差别", "鉴别", "辨别", "没准")
 
 
 def _negation(token: str) -> bool:
@@ -151,6 +152,10 @@ def _negation(token: str) -> bool:
 _PEOPLE = frozenset({"儿童", "孕妇", "老人"})
 # A verb's "cannot" complement just after it (发不了, 寄不到, 送不出去): the sentence denies as the fact does.
 _CANNOT = re.compile(r"[\u4e00-\u9fff]?不(?:了|到|出|过去|进)")
+# A denial said after what it denies ("儿童款现在还没有", "货到付款是不支持的", "港澳台暂时不发"): the sentence agrees.
+_DENIED_AFTER = re.compile(r"[\u4e00-\u9fff]{0,2}?(?:现在|目前|暂时|暂|还|也|都|是|就|的|哦|哈|呢|，|,)*"
+                           r"(?:(?:没有|没)(?!问题|关系|事|毛病|影响)|不支持|不行|不可以|不能|不会|不提供|不发|不送|无法|暂无|暂不|"
+                           r"不(?!错|用担心|怕|少|仅|但))")
 # An enumeration: short items joined by 、/和/及/与 (a clause ending ", 还有X" adds X to it).
 _AND_ALSO = re.compile(r"[，,]\s*(?=还有|以及|另外还有)")
 _ITEM_JOIN = re.compile(r"、|和|及|与|以及|还有")
@@ -319,8 +324,10 @@ class FactClaims:
                     return f"{region} served ({m.group(0)}) where the facts limit it: {fact}"
         if _EVERYONE.search(sentence) and _GIFT.search(sentence) and not _limited(sentence):
             words = set(_segments(sentence))
+            # the limited gift named, or no gift named at all ("今天下单的人人都送"): a gift for everyone the facts limit
+            names_other = bool(words & (self.gift_words - {w for _, g in self.limited_gifts for w in g}))
             for fact, gift_words in self.limited_gifts:
-                if words & gift_words or not words:
+                if words & gift_words or not names_other:
                     return f"a limited gift said for everyone: {fact}"
         m = _GIVES.search(sentence)
         if m is not None and not _negated_at(sentence, m.start()):
@@ -344,6 +351,7 @@ class FactClaims:
                 # the people it is not for are the subject of the clause: its negation may follow them ("8岁以下的小朋友别
                 # 让他自己操作")
                 if at >= 0 and not _negated_at(sentence, at) and not _CANNOT.match(sentence, at + 1) \
+                        and not _DENIED_AFTER.match(sentence, at + len(key)) \
                         and not (key in _PEOPLE and _negated_clause(sentence, at)):
                     return f"{key} where the facts deny it: {d.fact}"
         return ""

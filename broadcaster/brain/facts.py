@@ -302,9 +302,9 @@ class FactIndex:
         wanted, units = slots(question), asked_units(question)
         slot = np.array([float(any(evidence(s, f.text) for s in wanted)) for f in self.facts]) if wanted else np.zeros(n)
         unit = np.array([float(states_unit(units, f.text)) for f in self.facts]) if units else np.zeros(n)
-        if wanted and unit.any():
+        if wanted and (slot * unit).any():
             # a quantity asked in a unit is carried by the facts stating a figure in it ("多大容量的" → 5.5升, not
-            # "暂无大容量款", which only names the slot)
+            # "暂无大容量款", which only names the slot) — when one of the slot's facts states it at all
             slot = slot * (unit > 0)
         if _WHERE.search(question):
             unit = unit + np.array([float(_PLACE.search(f.text) is not None) for f in self.facts])
@@ -343,8 +343,10 @@ class FactIndex:
         # with no slot, the embedding's pick must share more with the question than one character of the product's
         # name ("这款杯子在哪个工厂做的" is not answered by "杯盖是一键弹盖"): two characters, a word, a figure or a unit
         # (…or stand far ahead of every other fact: "下雨天能穿出去吗" → 不是防水面料)
-        backed = bool(slot[best]) if wanted else bool(chars[best] > 0 or words[best] >= SLOTLESS_WORDS or fit[best] or unit[best]
-                                                      or margin >= MARGIN_UNBACKED)
+        shared = bool(chars[best] > 0 or words[best] >= SLOTLESS_WORDS or fit[best] or unit[best])
+        # (a slot read from a few words can be wrong — 进水会坏吗 is no shelf-life question — : a fact that stands far ahead
+        # and shares the question's words answers even without the slot's evidence)
+        backed = bool(slot[best]) or (shared and margin >= MARGIN_UNBACKED) if wanted else shared or margin >= MARGIN_UNBACKED
         confident = margin >= (MARGIN if wanted else MARGIN_SLOTLESS) and related >= min_z and backed
         also = None
         if not confident and second is not None and top >= min_z:

@@ -267,12 +267,18 @@ def figures(text: str) -> list[Figure]:
         f = _figure(t, m.start(), m.end(), value, "点" in s, s)
         if s in ("一", "两", "二") and not f.unit:
             continue  # "一下", "一起", "两人" are words, not figures
+        if s == "一" and f.unit in _TIME and _RATE_AFTER.match(t, m.end()):
+            # a rate's span, not a figure of its own: 一分钟震38000次, 一天刷两次 (each is 每分钟, 每天)
+            f = Figure(f.value, f.text, False, f.unit, f.label, f.phrase)
         if lone and len(s) == 1 and not f.unit and not _APPROX_BEFORE.search(t[max(0, m.start() - 2) : m.start()]):
             continue  # "百搭", "万事如意", "千里": words; "上万条好评", "过千单", "百年", "年销百万" state a figure
         out.append(_with_label(f, t, m.start()))
     return out
 
 
+_TIME = frozenset({"分钟", "秒", "天", "月"})
+# a number soon after the span: the span is a rate's ("一分钟大概震38000次", "一天刷两次")
+_RATE_AFTER = re.compile(rf"(?:个)?(?:小时|钟头|分钟|秒钟?|天|日|月|周|星期)[\u4e00-\u9fff]{{0,5}}?(?:\d|[{CN_NUM}])")
 _RANGE_TO = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
 _RANGE_TO_VALUE = re.compile(r"\d+(?:\.\d+)?")
 _APPROX_BEFORE = re.compile(r"(?:上|数|近|几|超过?|过|破|逾|成|好几)$")  # "上万", "过千", "近百": about that many

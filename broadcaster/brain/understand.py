@@ -48,7 +48,7 @@ _ASKS_GOODS = re.compile(r"买|拍|下单|送|赠|值得|值不值|划算|推荐
                          r"能洗|能装|能放|[喝吃用穿戴]了|会不会|是不是真|管用|有用|好使|耐用|几年|多少年|保修|保质|味道|颜色|款")
 # A request that the anchor say, repeat or read out words ("跟我说：…", "复读", "说三遍", "你说X我就下单"): an anchor never
 # voices a viewer's words on demand, and nothing true answers such a request.
-_SAY_THIS = re.compile(r"复读|重复(?:一遍|一下|三遍|这句|一次)|跟我(?:说|念|读|喊)|(?:念|读|喊)(?:一下|一遍|三遍|出来)[：:，,\s]|"
+_SAY_THIS = re.compile(r"复读|重复(?:一遍|一下|三遍|这句|一次)|跟我(?:说|念|读|喊)|(?:说|念|读|喊|复述)(?:一下|一句|一遍)?\s*[：:“\"「『]|(?:念|读|喊)(?:一下|一遍|三遍|出来)[：:，,\s]|"
                        r"说(?:一句|三遍|一遍|两遍)|大声说|敢(?:不敢)?说|说出来|倒着(?:念|读|说)|反着(?:念|读|说)|你说[：:]|"
                        r"你(?:就|先)?说.{1,14}(?:我就|我马上|我立刻|就下单|就买)|说了我就|念了我就|照着念|给我念")
 # The same in an English room's words (`language` en).

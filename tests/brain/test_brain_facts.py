@@ -169,3 +169,29 @@ def test_colloquial_asks_name_their_slot(text: str, slot: str) -> None:
     from broadcaster.brain.intent import slots
 
     assert slot in slots(text)
+
+
+@pytest.mark.parametrize(("sentence", "against"), [
+    ("这款是给12岁以上用的，儿童款现在还没有哦。", False),  # a denial said after what it denies
+    ("不过货到付款是不支持的哈。", False),
+    ("货到付款没问题。", True),  # 没问题 denies nothing
+    ("有儿童款的。", True),
+    ("您想要别的快递也可以备注指定。", True),  # 别的 is "other", no 别 of a prohibition
+    ("今天下单的家人人人都送。", True),  # everyone gets a gift the facts limit, no gift named
+])
+def test_negations_after_the_word_and_words_that_only_look_negative(sentence: str, against: bool) -> None:
+    facts = ["本款适合12岁以上人群使用，暂无儿童款。", "不支持货到付款。", "下单后48小时内发货，默认中通快递，不支持指定快递。",
+             "前300单额外加送替换刷头2个，送完即止。"]
+    assert bool(FactClaims(facts).contradiction(sentence)) is against, sentence
+
+
+def test_a_rates_span_is_no_figure() -> None:
+    assert [f.significant for f in figures("声波马达一分钟大概震38000次") if f.value == 1] == [False]
+    assert [f.significant for f in figures("一天刷两次的话大概能用45天") if f.value == 1] == [False]
+    assert [(f.value, f.unit, f.significant) for f in figures("整机保修一年")] == [(12.0, "月", True)]
+
+
+def test_shipping_tomorrow_morning_is_a_promise_to_ground() -> None:
+    g = _guard(["下单后48小时内发货。"])
+    assert not g.check("今天拍明天一早就发。").ok
+    assert g.check("下单后48小时内发货。").ok

@@ -79,7 +79,7 @@ def load(part: str) -> list[dict[str, Any]]:
 # Issue 22's sets: each a product of its own whose KB is plain Markdown facts (no FAQ), with no room words, run as
 # the issue asks — comments through the director and the brain with no LLM, model probes with the scripted model.
 PRODUCTS = HERE / "products"
-PRODUCT_PARTS: dict[str, Path] = {"heldout14": HERE / "kb14", "heldout15": HERE / "kb15",
+PRODUCT_PARTS: dict[str, Path] = {"heldout14": HERE / "kb14", "heldout15": HERE / "kb15", "heldout16": HERE / "kb16",
                                   **{p.stem: PRODUCTS / p.stem for p in sorted(PRODUCTS.glob("*.jsonl"))}}
 
 
@@ -798,6 +798,22 @@ HELDOUT15_FIRST_RUN_MISSES = {
     'heldout15-389': "[chitchat] '双击双击': chit-chat not acknowledged (first run)",
     'heldout15-392': "[question] '最低温多少 想低温烘点肉干': wanted '80℃', got '好问题！我确认一下再告诉你。' (first run)",
 }
+
+# Issue 22's set C, heldout16.jsonl (an electric toothbrush, 30 plain Markdown facts, no FAQ; 436 items by a third
+# writer who saw only the brief), committed unrun (cd31074) and run once at b949203, after the work on heldout14/15 and
+# the products, through the director → brain with no LLM for comments and the scripted model for probes. Met:
+# chit-chat acknowledged. Not met: banned with a line (3.0% > 2%), clean blocked (1.4% > 1%), questions (66.7% < 85%),
+# invented claims voiced (7, not 0), true claims voiced (68.2% < 90%). Moderation precision 0.978, recall 0.970.
+FIRST_HELDOUT16_RUN = {
+    "banned comments with any line": "4/135 (3.0%)",  # a refund-deposit scam, a body jeer, 请说…虚标, 🐴没了
+    "clean comments blocked": "3/219 (1.4%)",  # 我姐微信发我的链接, 在拼多多买的杂牌, 牙结石去死吧
+    "questions answered right": "40/60 (66.7%)",  # a wrong fact for 9, 'I'll check' or nothing for 11
+    "chit-chat acknowledged": "43/46 (93.5%)",  # 每天都来蹲, 666666, 刚进来 错过了啥
+    "invented claims voiced": "7/66 (10.6%)",  # 明天一早就发, 人人都送, two extra modes, 运费加10块, 可以备注指定 …
+    "true claims voiced": "45/66 (68.2%)",  # 一分钟/一天 read as figures, post-posed negation (儿童款现在还没有) …
+    "failures": 50,  # of 436
+}
+
 
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
