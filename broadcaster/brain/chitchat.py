@@ -19,6 +19,7 @@ _WORDS = (
     # greetings, arriving and leaving
     "你好", "您好", "主播好", "大家好", "早上好", "中午好", "下午好", "晚上好", "早安", "午安", "晚安", "早呀", "早啊",
     "我来了", "我来啦", "又来了", "又来啦", "来了来了", "终于来了", "我回来了", "刚来", "我又来", "报到", "打卡", "签到", "第一次", "进直播间", "欢迎", "路过", "新人", "老粉",
+    "刚进来", "进来了", "又见面", "见面啦", "天天来", "每天来", "每天都来", "来蹲", "天天蹲",
     "先撤", "撤了", "先走", "溜了", "双击", "点赞", "坐等", "蹲一个", "蹲蹲", "小心心", "刷礼物",
     "hello", "hi", "hey", "嗨", "哈喽", "哈啰", "拜拜", "再见", "明天再来", "明天见", "回见", "下次见", "改天见", "下次再来", "晚点再来", "先走了", "下播",
     "关照", "生日", "快乐", "新年", "节日",
@@ -143,7 +144,12 @@ def cheer(text: str, language: str = "zh") -> bool:
     body = re.sub(r"[\s\ufe0f\u200d]+", "", text)
     if language == "en" and _FRIENDLY_EN.fullmatch(" ".join(text.lower().split()).strip(" !.")):
         return True
+    if _CHEER_DIGITS.fullmatch(body):
+        return True  # 666666, 8888, 2333: a cheer, never a contact number
     return bool(body) and all(c in _EMOJI for c in body)
+
+
+_CHEER_DIGITS = re.compile(r"(?:6{3,}|8{3,}|9{3,}|23{3,}|1{4,})[!！~～。.]*")
 
 
 def problem(text: str, language: str = "zh") -> bool:

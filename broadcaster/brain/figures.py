@@ -35,7 +35,7 @@ _HALF = re.compile(rf"(?:([{CN_NUM}]+|\d+)(?:个)?半|(?<![{CN_NUM}\d])半)(?=�
                    rf"|([{CN_NUM}]+|\d+)(年|斤|天|周)半")
 # Money said the way people say it: 9块9, 3毛5, 两块五, 九块九毛.
 _MONEY = re.compile(
-    rf"(\d+|[{CN_NUM}]+)(块|元)(?![一两][个种款只件罐盒包瓶杯支台套双袋箱份斤])(\d|[{_CN_DIGIT_CHARS}])"
+    rf"(\d+|[{CN_NUM}]+)(块|元)(?![一两\d]\s*[个种款只件罐盒包瓶杯支台套双袋箱份斤])(\d|[{_CN_DIGIT_CHARS}])"
     rf"(?![\d零〇二两三四五六七八九十百千万亿])(?!一(?![个种款只件罐盒包瓶杯支台套双袋箱份]))(?:毛|角)?"
 )
 _MAO = re.compile(rf"(\d|[{_CN_DIGIT_CHARS}])(毛|角)(\d|[{_CN_DIGIT_CHARS}])?(?![\d{CN_NUM}])")

@@ -203,7 +203,9 @@ class GroundingGuard:
         if self.grounding and not english:  # an English sentence's figures are read by words, against all the facts
             said = [(c, cjk_bigrams(c), figures(c)) for c in CLAUSE_CUT.split(numeric_text(sentence))]
             for clause, grams, f in ((c, g, f) for c, g, fs in said for f in fs):
-                if f.significant and not self._grounded(f, grams) and not self._derived(f, clause):
+                if f.significant and not self._grounded(f, grams) and not self._derived(f, clause) \
+                        and not ((f.unit == "元" or f.unit in _GOODS) and any(p in self._priced for p in _price_counts(clause))):
+                    # (a price with its count as the facts pair them, "29块钱两个" ← "29元2个装", is that statement)
                     unit = f" {f.unit}" if f.unit else ""
                     return GuardVerdict(False, f"ungrounded number {f.text.strip()}{unit} (not in passages/persona facts)")
             for clause, _, _ in said:

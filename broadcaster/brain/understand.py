@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from broadcaster.brain.chitchat import Friendly, problem
+from broadcaster.brain.chitchat import Friendly, cheer, problem
 from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.facts import Choice, FactIndex, reading_texts
 from broadcaster.brain.intent import FaqMatch, is_question, slots
@@ -164,6 +164,8 @@ class Understanding:
         vec = None if vecs is None else np.atleast_2d(vecs)[0]
         risk = self.probe.read(vec) if self.probe is not None and vec is not None else None
         by_words = self.friendly(text)
+        if risk is not None and risk.flagged and cheer(text, self.language):
+            risk = dataclasses.replace(risk, flagged=False)  # "666666" reads to the probe like a number to add
         if risk is not None and self.language == "en":
             risk = dataclasses.replace(risk, flagged=risk.unsafe >= UNSAFE_EN)
         elif risk is not None and not risk.flagged and risk.unsafe >= HOST_UNSAFE and self._host.search(text) and not by_words:

@@ -195,3 +195,18 @@ def test_shipping_tomorrow_morning_is_a_promise_to_ground() -> None:
     g = _guard(["下单后48小时内发货。"])
     assert not g.check("今天拍明天一早就发。").ok
     assert g.check("下单后48小时内发货。").ok
+
+
+def test_a_price_said_with_its_count_as_the_facts_pair_them_is_grounded() -> None:
+    facts = ["替换刷头另售，29元2个装。", "刷头建议每3个月更换一次。"]
+    g = GroundingGuard(["刷头建议每3个月更换一次。"], facts=facts)  # the price's passage was not retrieved
+    assert g.check("刷头建议三个月换一次，另外买的话29块钱两个。").ok
+    assert not g.check("另外买的话29块钱三个。").ok
+    assert [(f.value, f.unit) for f in figures("29元2个装")] == [(29.0, "元"), (2.0, "count:个")]  # no 29.2元
+
+
+def test_cheers_and_arrivals_are_chit_chat() -> None:
+    from broadcaster.brain.chitchat import Friendly, cheer
+
+    assert cheer("666666") and cheer("8888！") and not cheer("加我666666")
+    assert Friendly()("刚进来 错过了啥") and Friendly()("每天都来蹲")
