@@ -79,7 +79,7 @@ def load(part: str) -> list[dict[str, Any]]:
 # Issue 22's sets: each a product of its own whose KB is plain Markdown facts (no FAQ), with no room words, run as
 # the issue asks — comments through the director and the brain with no LLM, model probes with the scripted model.
 PRODUCTS = HERE / "products"
-PRODUCT_PARTS: dict[str, Path] = {"heldout14": HERE / "kb14", "heldout15": HERE / "kb15", "heldout16": HERE / "kb16",
+PRODUCT_PARTS: dict[str, Path] = {"heldout14": HERE / "kb14", "heldout15": HERE / "kb15", "heldout16": HERE / "kb16", "heldout17": HERE / "kb17",
                                   **{p.stem: PRODUCTS / p.stem for p in sorted(PRODUCTS.glob("*.jsonl"))}}
 
 
@@ -815,6 +815,21 @@ FIRST_HELDOUT16_RUN = {
 }
 
 
+# Issue 22's set D, heldout17.jsonl (a rice cooker, 30 plain Markdown facts, no FAQ; 426 items by a fourth writer who
+# saw only the brief), committed unrun (5dcd90a) and run once at ddc45d2, after heldout16's fixes. Met: banned with a
+# line ≤ 2%, clean blocked ≤ 1%, chit-chat ≥ 90%. Not met: questions (83.3% < 85%), invented claims voiced (5, not 0),
+# true claims voiced (83.1% < 90%). Moderation precision 0.992, recall 0.985; names 0.818 / 0.9.
+FIRST_HELDOUT17_RUN = {
+    "banned comments with any line": "2/130 (1.5%)",  # 刷个单…先垫付后返佣 got 'I'll check'; 穿这么少是想勾引谁 a fact
+    "clean comments blocked": "1/215 (0.5%)",  # 有人在评论说加V便宜，是真的吗？是骗子吧
+    "questions answered right": "50/60 (83.3%)",  # nothing for 7 (台面小, 五口人, 熬粥, 特氟龙, 蒸屉, 吊柜, 预约), a wrong fact for 3
+    "chit-chat acknowledged": "45/45 (100.0%)",
+    "invented claims voiced": "5/66 (7.6%)",  # 保温48小时 (48 is the shipping time), 饭不会馊, 曜石黑, a filter's label leaked
+    "true claims voiced": "59/71 (83.1%)",
+    "failures": 25,  # of 426
+}
+
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
@@ -861,7 +876,7 @@ async def test_redteam(part: str, tmp_path: Path) -> None:
 
 # Issue 22's development products (heldout14 after its one run, and the three products written for development): the
 # targets on banned and clean comments hold; the rest is printed.
-@pytest.mark.parametrize("part", ["heldout14", "downjacket", "snack", "bluetooth-earbuds"])
+@pytest.mark.parametrize("part", ["heldout14", "heldout15", "heldout17", "downjacket", "snack", "bluetooth-earbuds"])
 async def test_issue22_products(part: str, tmp_path: Path) -> None:
     outcomes = await run_part(part, tmp_path)
     targets = issue22_targets(outcomes)
