@@ -208,6 +208,9 @@ class GroundingGuard:
                     # (a price with its count as the facts pair them, "29块钱两个" ← "29元2个装", is that statement)
                     unit = f" {f.unit}" if f.unit else ""
                     return GuardVerdict(False, f"ungrounded number {f.text.strip()}{unit} (not in passages/persona facts)")
+                other = self._said_otherwise(f, grams) if f.significant else None
+                if other is not None:
+                    return GuardVerdict(False, f"figure {f.text.strip()} where the facts say otherwise of the same thing ({other:g} {f.unit})")
             for clause, _, _ in said:
                 for price, count in _price_counts(clause):
                     if (price, count) not in self._priced and not self._derived(Figure(price, "", True, "元"), clause):
@@ -307,6 +310,16 @@ class GroundingGuard:
             if not f.unit or same_unit(f.unit, unit) or (f.unit.startswith("count:") and not unit):
                 return True
         return False
+
+    def _said_otherwise(self, f: Figure, grams: frozenset[str]) -> float | None:
+        """A value the facts give, in the same unit, in a clause about the same thing as this figure's clause, when
+        they never give this figure's value there ("保温能一直保48小时" where "12小时保温": 48 is the shipping time)."""
+        if not f.unit or f.unit.startswith("count:") or f.unit == "ordinal" or not grams:
+            return None
+        v = round(f.value, 4)
+        near = [value for (value, unit), clauses in self._stated.items() if unit == f.unit
+                and any(grams & kb for kb in clauses)]
+        return near[0] if near and v not in near else None
 
     def _derived(self, f: Figure, clause: str) -> bool:
         """A sum the passages' prices make, said with what it is: a saving ("比单买便宜10元": 2×99−188) or an average

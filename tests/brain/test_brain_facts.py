@@ -210,3 +210,10 @@ def test_cheers_and_arrivals_are_chit_chat() -> None:
 
     assert cheer("666666") and cheer("8888！") and not cheer("加我666666")
     assert Friendly()("刚进来 错过了啥") and Friendly()("每天都来蹲")
+
+
+def test_a_figure_said_of_what_the_facts_give_another_value_is_withheld() -> None:
+    facts = ["支持24小时预约和12小时保温。", "付款后48小时内从浙江宁波仓发货。"]
+    g = GroundingGuard(facts, facts=facts)
+    assert not g.check("保温能一直保48小时，饭不会馊。").ok  # 48 is the shipping time, not the keep-warm time
+    assert g.check("保温12小时。").ok and g.check("付款后48小时内发货。").ok and g.check("支持24小时预约。").ok
