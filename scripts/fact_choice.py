@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from broadcaster.brain.embed import BundledE5, Embeddings
-from broadcaster.brain.facts import reading_texts
+from broadcaster.brain.facts import reading_texts, split_rows
 from broadcaster.brain.kb import KnowledgeBase
 
 RT = Path(__file__).resolve().parents[1] / "tests" / "brain" / "redteam"
@@ -45,8 +45,7 @@ def main(argv: list[str]) -> int:
             q, want = it["text"], it["want"]
             texts, whole = reading_texts(q)
             vecs = emb.query_sync(texts)
-            c = kb.facts.choose(q, None if vecs is None else vecs[:whole],
-                                None if vecs is None or len(texts) == whole else vecs[whole:])
+            c = kb.facts.choose(q, *split_rows(vecs, whole))
             said = (c.fact.text if c.fact else "") + (c.also.text if c.also else "")
             ok = c.confident and want in said
             n["questions"] += 1

@@ -135,8 +135,9 @@ def _negated_at(sentence: str, at: int) -> bool:
     return any(_negation(t) for t in _segments(sentence[start:at]))
 
 
+_MATERIALS = ("粘", "锈", "干胶")  # 不粘涂层, 不锈钢, 不干胶: names of materials, no denial
 # Words that begin with a negation character and negate nothing (不锈钢, 无线, 非常, 不错).
-_NOT_NEGATIONS = ("不锈", "不粘", "不干胶", "不错", "不过", "不同", "不少", "不断", "不仅", "不但", "不管", "不然", "不久", "不如",
+_NOT_NEGATIONS = (*(f"不{m}" for m in _MATERIALS), "不错", "不过", "不同", "不少", "不断", "不仅", "不但", "不管", "不然", "不久", "不如",
                   "非常", "未来", "别的", "别人", "别家", "别处", "别样", "特别", "区别", "分别", "级别", "类别", "个别", "性别",
                   "告别", "识别", "差别", "鉴别", "辨别", "没准")
 
@@ -150,11 +151,12 @@ def _negation(token: str) -> bool:
 
 
 _PEOPLE = frozenset({"儿童", "孕妇", "老人"})
+_ALL_WELL = "问题|关系|事|毛病|影响"  # 没问题, 没关系: no denial
 # A verb's "cannot" complement just after it (发不了, 寄不到, 送不出去): the sentence denies as the fact does.
 _CANNOT = re.compile(r"[\u4e00-\u9fff]?不(?:了|到|出|过去|进)")
 # A denial said after what it denies ("儿童款现在还没有", "货到付款是不支持的", "港澳台暂时不发"): the sentence agrees.
 _DENIED_AFTER = re.compile(r"[\u4e00-\u9fff]{0,2}?(?:现在|目前|暂时|暂|还|也|都|是|就|的|哦|哈|呢|，|,)*"
-                           r"(?:(?:没有|没)(?!问题|关系|事|毛病|影响)|不支持|不行|不可以|不能|不会|不提供|不发|不送|无法|暂无|暂不|"
+                           rf"(?:(?:没有|没)(?!{_ALL_WELL})|不支持|不行|不可以|不能|不会|不提供|不发|不送|无法|暂无|暂不|"
                            r"不(?!错|用担心|怕|少|仅|但))")
 # An enumeration: short items joined by 、/和/及/与 (a clause ending ", 还有X" adds X to it).
 _AND_ALSO = re.compile(r"[，,]\s*(?=还有|以及|另外还有)")
@@ -179,11 +181,11 @@ def _negated_clause(sentence: str, at: int) -> bool:
     start = max((sentence.rfind(c, 0, at) for c in "，,；;。！？!?"), default=-1) + 1
     ends = [i for i in (sentence.find(c, at) for c in "，,；;。！？!?") if i >= 0]
     clause = _NO_WORRY.sub("", sentence[start:min(ends, default=len(sentence))])
-    return re.search(r"不|没|无|非|别|勿|未|禁止", clause) is not None
+    return any(_negation(t) for t in _segments(clause))
 
 
 # Negation words that say all is well (没问题, 没关系, 不用担心): no negation of what is said
-_NO_WORRY = re.compile(r"没(?:有)?(?:问题|关系|事|毛病|影响)|不错|不用(?:担心|怕)|不怕")
+_NO_WORRY = re.compile(rf"没(?:有)?(?:{_ALL_WELL})|不错|不用(?:担心|怕)|不怕")
 
 
 def regions_in(text: str) -> tuple[str, ...]:
@@ -358,8 +360,7 @@ class FactClaims:
 
 
 # 不 that makes no denial: 不过, 不同, 不少, 不错, 不断, 不用, 不怕, 不好 (肠胃不好), 不太 …
-_NOT_DENIAL = ("过", "同", "少", "错", "断", "用", "怕", "好", "太", "但", "仅", "管", "然", "久", "停", "如",
-               "粘", "锈", "干胶")  # 不粘涂层, 不锈钢, 不干胶: names of materials, no denial
+_NOT_DENIAL = ("过", "同", "少", "错", "断", "用", "怕", "好", "太", "但", "仅", "管", "然", "久", "停", "如", *_MATERIALS)
 
 
 def _denial(clause: str) -> re.Match[str] | None:

@@ -172,14 +172,13 @@ def cmd_query(args: argparse.Namespace) -> int:
 def _fact_explain(kb: Any, question: str) -> dict[str, Any]:
     """The facts' reading of a question (brain/facts.py): each fact's combined z-score, embedding z, word share, and
     whether the best leads the next by the margin."""
-    from broadcaster.brain.facts import reading_texts
+    from broadcaster.brain.facts import reading_texts, split_rows
 
     emb = kb.embed
     texts, whole = reading_texts(question)
     vecs = emb.query_sync(texts) if emb is not None and emb.available else None
     # as the room reads it (understand.Understanding.read)
-    c = kb.facts.choose(question, None if vecs is None else vecs[:whole],
-                        None if vecs is None or len(texts) == whole else vecs[whole:])
+    c = kb.facts.choose(question, *split_rows(vecs, whole))
     return {"embeddings": (emb.backend.name if emb is not None and emb.available else "none: words only"),
             "confident": c.confident, "anchored": c.anchored, "margin": round(c.margin, 3), "why": c.why,
             "fact": c.fact.text if c.fact else None, "also": c.also.text if c.also else None,

@@ -47,9 +47,9 @@ MARGIN = 0.15
 MARGIN_SLOTLESS = 0.3
 # Two facts answer together when neither leads the other but the two lead every other fact by this much.
 MARGIN_PAIR = 0.5
-SLOT_SWAP = 0.5
-SLOTLESS_WORDS = 0.1
-MARGIN_UNBACKED = 0.8  # the share of a slotless question's word weight that backs the embedding's pick  # how far behind the best a fact carrying the question's slot may be and still answer in its place
+SLOT_SWAP = 0.5  # how far behind the best a fact carrying the question's slot may be and still answer in its place
+SLOTLESS_WORDS = 0.1  # the share of a slotless question's word weight that backs the embedding's pick
+MARGIN_UNBACKED = 0.8  # a lead that backs a pick on its own (no slot's evidence, no shared words)
 MIN_Z = 2.0
 # What anchors a fact to a question beyond the combined score (Choice.anchored): a share of its words, or an
 # embedding z-score this high on its own.
@@ -224,6 +224,13 @@ def reading_texts(question: str) -> tuple[list[str], int]:
     return whole + asking_clauses(question), len(whole)
 
 
+def split_rows(vecs: np.ndarray | None, whole: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """reading_texts' embedded rows as choose takes them: the whole readings, and the asking clauses (None if none)."""
+    if vecs is None:
+        return None, None
+    return vecs[:whole], (vecs[whole:] if len(vecs) > whole else None)
+
+
 def _z(x: np.ndarray) -> np.ndarray:
     sd = float(x.std())
     return (x - float(x.mean())) / sd if sd > 1e-9 else np.zeros_like(x)
@@ -242,7 +249,8 @@ class FactIndex:
         # a fact near every kind of question is discounted by this share of its closeness to them
         self.hubs = HUB * hub_scores(self.vectors, background) if self.vectors is not None else np.zeros(len(self.facts))
         self._words = BM25Index([Passage(str(i), f"{f.question} {f.text}".strip()) for i, f in enumerate(self.facts)])
-        self._chars = [set(_cjk(f"{f.question}{f.text}")) for f in self.facts]
+        self._said = [f"{f.question}{f.text}" for f in self.facts]
+        self._chars = [set(_cjk(t)) for t in self._said]
         df: dict[str, int] = {}
         for cs in self._chars:
             for c in cs:
@@ -280,7 +288,7 @@ class FactIndex:
         chars = np.array([sum(w for c, w in weights.items() if c in fc) / total if len(qc & fc) >= 2 else 0.0
                           for fc in self._chars])
         qp = _pairs(question)
-        pairs = np.array([sum(p in f"{f.question}{f.text}" for p in qp) / len(qp) for f in self.facts]) if qp \
+        pairs = np.array([sum(p in t for p in qp) / len(qp) for t in self._said]) if qp \
             else np.zeros(len(self.facts))
         return chars, pairs
 

@@ -102,9 +102,8 @@ def _promise_res(extra: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
 _GOODS = frozenset(f"count:{c}" for c in "个罐瓶盒件支袋包台只双套箱份条")
 
 
-def _price_counts(clause: str) -> set[tuple[float, float]]:
-    """The (price, count of goods ≥ 2) pairs a clause says ("两罐188元" → (188, 2))."""
-    fs = figures(clause)
+def _price_counts(fs: Sequence[Figure]) -> set[tuple[float, float]]:
+    """The (price, count of goods ≥ 2) pairs a clause's figures say ("两罐188元" → (188, 2))."""
     prices = [f.value for f in fs if f.unit == "元"]
     counts = [f.value for f in fs if f.unit in _GOODS and f.value >= 2]
     return {(round(p, 2), c) for p in prices for c in counts}
@@ -164,7 +163,7 @@ class GroundingGuard:
         # (price, count) said together in one clause of the passages or facts ("两罐装188元"): a price said with a count
         # of the goods is grounded only as such a pair (99元 is one can's price, never two cans')
         self._priced = {pair for t in (*self.texts, *(numeric_text(t) for t in facts))
-                        for c in CLAUSE_CUT.split(t) for pair in _price_counts(c)}
+                        for c in CLAUSE_CUT.split(t) for pair in _price_counts(figures(c))}
         # Runs of the viewer's words that the passages and rules do not also contain: voiced back, they are an echo.
         q = dense(question)
         known = dense(self._joined)
@@ -201,18 +200,19 @@ class GroundingGuard:
             if why:
                 return GuardVerdict(False, why)
         if self.grounding and not english:  # an English sentence's figures are read by words, against all the facts
-            said = [(c, cjk_bigrams(c), figures(c)) for c in CLAUSE_CUT.split(numeric_text(sentence))]
-            for clause, grams, f in ((c, g, f) for c, g, fs in said for f in fs):
+            said = [(c, cjk_bigrams(c), fs, _price_counts(fs)) for c in CLAUSE_CUT.split(numeric_text(sentence))
+                    for fs in (figures(c),)]
+            for clause, grams, f, pairs in ((c, g, f, p) for c, g, fs, p in said for f in fs):
                 if f.significant and not self._grounded(f, grams) and not self._derived(f, clause) \
-                        and not ((f.unit == "元" or f.unit in _GOODS) and any(p in self._priced for p in _price_counts(clause))):
+                        and not ((f.unit == "元" or f.unit in _GOODS) and pairs & self._priced):
                     # (a price with its count as the facts pair them, "29块钱两个" ← "29元2个装", is that statement)
                     unit = f" {f.unit}" if f.unit else ""
                     return GuardVerdict(False, f"ungrounded number {f.text.strip()}{unit} (not in passages/persona facts)")
                 other = self._said_otherwise(f, grams) if f.significant else None
                 if other is not None:
                     return GuardVerdict(False, f"figure {f.text.strip()} where the facts say otherwise of the same thing ({other:g} {f.unit})")
-            for clause, _, _ in said:
-                for price, count in _price_counts(clause):
+            for clause, _, _, pairs in said:
+                for price, count in pairs:
                     if (price, count) not in self._priced and not self._derived(Figure(price, "", True, "元"), clause):
                         return GuardVerdict(False, f"ungrounded price {price:g}元 for {count:g} (not paired in the facts)")
         if self.promises:

@@ -22,7 +22,7 @@ import numpy as np
 
 from broadcaster.brain.chitchat import Friendly, cheer, problem
 from broadcaster.brain.embed import Embeddings
-from broadcaster.brain.facts import Choice, FactIndex, reading_texts
+from broadcaster.brain.facts import Choice, FactIndex, reading_texts, split_rows
 from broadcaster.brain.intent import FaqMatch, is_question, slots
 from broadcaster.brain.risk import RiskProbe, RiskReading
 
@@ -152,9 +152,7 @@ class Understanding:
         slot, of its words with the slot's ("拍了多久能发出来" + 发货 快递) for the facts too."""
         texts, whole = reading_texts(text)
         vecs = await self.embeddings.query(texts) if self.embeddings.available else None
-        if vecs is None:
-            return self.read_sync(text, facts, faq, None)
-        return self.read_sync(text, facts, faq, vecs[:whole], vecs[whole:] if len(texts) > whole else None)
+        return self.read_sync(text, facts, faq, *split_rows(vecs, whole))
 
     def read_sync(self, text: str, facts: FactIndex, faq: FaqMatch | None, vecs: np.ndarray | None,
                   clause_vecs: np.ndarray | None = None) -> Reading:
