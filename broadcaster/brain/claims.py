@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from broadcaster.brain.lists import Lists
 from broadcaster.brain.sentences import split_sentences
 
 _NEG = r"严禁|切勿|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
@@ -158,24 +159,6 @@ _CANNOT = re.compile(r"[\u4e00-\u9fff]?不(?:了|到|出|过去|进)")
 _DENIED_AFTER = re.compile(r"[\u4e00-\u9fff]{0,2}?(?:现在|目前|暂时|暂|还|也|都|是|就|的|哦|哈|呢|，|,)*"
                            rf"(?:(?:没有|没)(?!{_ALL_WELL})|不支持|不行|不可以|不能|不会|不提供|不发|不送|无法|暂无|暂不|"
                            r"不(?!错|用担心|怕|少|仅|但))")
-# An enumeration: short items joined by 、/和/及/与 (a clause ending ", 还有X" adds X to it).
-_AND_ALSO = re.compile(r"[，,]\s*(?=还有|以及|另外还有)")
-_ITEM_JOIN = re.compile(r"、|和|及|与|以及|还有")
-_ITEM_EDGE = re.compile(r"^(?:颜色|口味|包括|包含|内含|有|还有|是|都是|共|分为|分)+|(?:等|等等|的|色|款|味|两款|三款|几款|两种|三种|几种|"
-                        r"可选|可以选|都有|\d+[个只件张本把条])+$")
-_LIST_FILLER = frozenset("的色款味种个只件")
-
-
-def _items(clause: str) -> list[str]:
-    """The items of an enumeration in a clause, each short (at most six characters once its edges are off); [] when
-    the clause is no list of short items."""
-    parts = [_ITEM_EDGE.sub("", p.strip()) for p in _ITEM_JOIN.split(clause)]
-    parts = [p for p in parts if p]
-    if len(parts) < 2 or any(len(p) > 6 or not re.fullmatch(r"[\u4e00-\u9fffA-Za-z0-9]+", p) for p in parts):
-        return []
-    return parts
-
-
 def _negated_clause(sentence: str, at: int) -> bool:
     """Whether the clause around `at` says a negation anywhere in it."""
     start = max((sentence.rfind(c, 0, at) for c in "，,；;。！？!?"), default=-1) + 1
@@ -222,7 +205,7 @@ class FactClaims:
         self.surcharged: dict[str, str] = {}  # region → the fact that serves it at an extra charge
         self.required: dict[str, str] = {}  # a required action's words → the fact
         self.buy_limit = ""  # the fact that limits how many one may buy
-        self.lists: list[tuple[str, list[str]]] = []  # the facts' enumerations (colours, flavours, what is in the box)
+        self.lists = Lists()  # the facts' enumerations (colours, flavours, what is in the box)
         self.absolute = ""  # every fact's text, for an absolute promise the facts themselves make
         sentences = [x for fact in facts for x in split_sentences(fact, 200)]
         self.absolute = "\n".join(sentences)
@@ -258,10 +241,8 @@ class FactClaims:
             self.gift_words.update(words)
             if _limited(sentence):
                 self.limited_gifts.append((sentence, words))
+        self.lists.read(sentence)
         for clause in _CLAUSE_KEEP_LIST.findall(sentence):
-            items = _items(clause)
-            if len(items) >= 2:
-                self.lists.append((clause, items))
             m = _denial(clause)
             if m is None:
                 continue
@@ -273,25 +254,6 @@ class FactClaims:
                 own = re.match(r"^\s*(?:本|该|此|这款|这个|我们的?|(?:机身|整机|主机|机器|本机|产品|商品|整体)\s*$)", before) is not None
                 subject = () if regions or own else tuple(t for t in _segments(before) if len(t) >= 2 and not t.isdigit())
                 self.denials.append(Denial(sentence, keys, regions, subject))
-
-    def _beyond_list(self, sentence: str) -> str:
-        """A sentence that lists what a fact lists and adds an item the fact does not have ("有奶油白、墨绿，还有樱花粉"
-        where the colours are 奶油白和墨绿): the model extending a closed list."""
-        for clause in _CLAUSE_KEEP_LIST.findall(_AND_ALSO.sub("、", sentence)):
-            items = _items(clause)
-            if len(items) < 2:
-                continue
-            for fact, listed in self.lists:
-                known = [i for i in items if any(i in x or x in i for x in listed)]
-                if not known:
-                    continue
-                for item in items:
-                    if item in known:
-                        continue
-                    chars = [c for c in item if c not in _LIST_FILLER]
-                    if chars and sum(c in fact for c in chars) * 2 < len(chars):
-                        return f"{item} added to a list the facts state: {fact}"
-        return ""
 
     def contradiction(self, sentence: str) -> str:
         """The fact a sentence goes against ('' when none): a denied predicate asserted, a limited region served,
@@ -336,7 +298,7 @@ class FactClaims:
             thing = [t for t in _segments(m.group(1)) if len(t) >= 2]
             if thing and not any(t in self.gift_words for t in thing):
                 return f"a gift the facts do not give: {m.group(0)}"
-        extra = self._beyond_list(sentence)
+        extra = self.lists.beyond(sentence)
         if extra:
             return extra
         for m in _ABSENT.finditer(sentence):

@@ -77,6 +77,7 @@ class Choice:
     why: str  # "dense z 2.31, words z 1.10, slot price; margin 0.84 over '…'"
     ranked: tuple[tuple[Fact, float, float, float], ...] = ()  # (fact, combined, dense z, words z), best first
     fits: int = 0  # the viewer's figures inside the best fact's ranges ("我163，110斤" → M码's two ranges)
+    in_unit: bool = False  # the question asks a quantity in a unit (有多高) and the best fact states a figure in it
 
 
 def facts_of(passages: Sequence[object]) -> list[Fact]:
@@ -112,13 +113,14 @@ def facts_of(passages: Sequence[object]) -> list[Fact]:
 # A range a fact states ("身高165到170厘米", "体重125-140斤", "适合3到6岁") and the figures a viewer gives for it ("168",
 # "一百三十斤", "一米六五"): a figure inside a fact's range is the strongest sign that fact answers ("which size for me").
 _NUM = r"(\d+(?:\.\d+)?|[零一二两三四五六七八九十百]+)"
-_RANGE = re.compile(_NUM + r"\s*(?:厘米|cm|斤|公斤|kg|度|岁|个月|米)?\s*(?:到|至|-|~|～|—|－)\s*" + _NUM
-                    + r"\s*(厘米|cm|斤|公斤|kg|度|岁|个月|米)?", re.I)
+_RANGE = re.compile(_NUM + r"\s*(?:厘米|cm|斤|公斤|kg|度|岁|个月|米|人)?\s*(?:到|至|-|~|～|—|－)\s*" + _NUM
+                    + r"\s*(厘米|cm|斤|公斤|kg|度|岁|个月|米|人)?", re.I)
 _HEIGHT = re.compile(r"(?:一|1)\s*米\s*([一二三四五六七八九\d])\s*([一二三四五六七八九\d])?")
 # (a count with its classifier, 十支 or 3瓶, is a count of that thing: it fits no range of ages or heights)
-_GIVEN = re.compile(_NUM + r"\s*(厘米|cm|斤|公斤|kg|度|岁|个月|[个支瓶盒袋罐件包片条双套张只台份箱])?", re.I)
+# (a household, 五口人 or 三个人, is a count of people: it fits a range of people, 适合2到5人)
+_GIVEN = re.compile(_NUM + r"\s*(厘米|cm|斤|公斤|kg|度|岁|个月|口人|个人|人|[个支瓶盒袋罐件包片条双套张只台份箱])?", re.I)
 _CN = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_UNIT = {"cm": "厘米", "kg": "公斤", "米": "厘米"}
+_UNIT = {"cm": "厘米", "kg": "公斤", "米": "厘米", "口人": "人", "个人": "人"}
 _COUNTS = frozenset("个支瓶盒袋罐件包片条双套张只台份箱")
 
 
@@ -171,7 +173,7 @@ def given(text: str) -> list[tuple[float, str]]:
     for m in _GIVEN.finditer(rest):
         v = _value(m.group(1))
         unit = (m.group(2) or "").lower()
-        # a Chinese numeral with no unit is a word, not a figure (一锅, 一边, 五口人, 一次): it fits no range
+        # a Chinese numeral with no unit is a word, not a figure (一锅, 一边, 一次): it fits no range
         if v is not None and (unit or m.group(1)[0].isdigit()):
             out.append((v, _UNIT.get(unit, unit)))
     return out
@@ -179,7 +181,7 @@ def given(text: str) -> list[tuple[float, str]]:
 
 def inside(figs: Sequence[tuple[float, str]], spans: Sequence[tuple[float, float, str]]) -> int:
     """How many of the viewer's figures fall inside a fact's ranges (a bare figure fits a range of any unit)."""
-    return sum(any(lo <= v <= hi and (u == unit or (not u and bool(unit)) or (not unit and u not in _COUNTS))
+    return sum(any(lo <= v <= hi and (u == unit or (not u and bool(unit)) or (not unit and u not in _COUNTS and u != "人"))
                    for lo, hi, unit in spans) for v, u in figs)
 
 
@@ -371,4 +373,5 @@ class FactIndex:
         if also is not None:
             why += f"; with {also.text!r}, the two ahead of the rest"
         anchored = bool(words[best] >= ANCHOR_WORDS or slot[best] or unit[best] or fit[best] or zd[best] >= DENSE_ALONE)
-        return Choice(self.facts[best], top, margin, confident, also, anchored, why, ranked, int(fit[best]))
+        return Choice(self.facts[best], top, margin, confident, also, anchored, why, ranked, int(fit[best]),
+                      bool(unit[best] and units))

@@ -64,6 +64,10 @@ LEAK_PHRASES = re.compile(
     r"(?:提示|指令)(?:里|中|上)(?:说|写|提到|要求)|(?:给我的|我拿到的)(?:说明|材料)(?:里|中|上)|(?:给我|我收到|上面给)的(?:指令|提示|要求|内容|材料)|上文|"
     r"(?:运营|老板|公司|后台|商家|客服)(?:让|叫|要求|规定)我(?:这么|这样)?(?:说|讲|回答)|"
     r"\bmy (?:instructions?|prompt|rules|system)\b|\bi (?:was|am|have been) (?:told|instructed|programmed|asked) to\b|"
+    # the room's own filtering (过滤规则, 被系统屏蔽, 敏感词库) and a machine's identifier (ban_contact, risk_score): how
+    # the anchor decides is never said on air
+    r"过滤(?:规则|系统|词|器)|屏蔽(?:规则|词|系统)|敏感词(?:库|表|列表)|违禁词(?:库|表)|审核(?:规则|系统|机制)|风控(?:规则|系统)|"
+    r"被(?:系统|规则|机器)?(?:过滤|屏蔽|拦截)(?:掉|了)?|(?<![a-z0-9])[a-z]+(?:_[a-z0-9]+)+(?![a-z0-9])|"
     r"according to (?:the|my) (?:document|context|materials?|instructions?|data)",
     re.IGNORECASE,
 )

@@ -210,6 +210,9 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple((re.com
     (r"(?:几|多少)个?(?:分钟|秒|小时|钟头)|泡多久|泡多长|闷多久", {"分钟", "秒"}),
     # how far: a distance (离开手机多远会断 → 10米)
     (r"多远|多长距离|距离多少|隔多远", {"毫米"}),
+    # how big the thing is, in any of its dimensions (有多高, 多宽, 占地方吗, 塞得进吊柜吗) → the fact with its 厘米
+    (r"多[高宽厚粗深]|[高宽厚深]度|[长宽高]多少|尺寸|长宽高|个头|占(?:不占)?地方|占地|放得下|放不下|塞得[下进]|塞不[下进]|"
+     r"多大(?:个|的个)|体积", {"毫米"}),
     # how long, in any unit of time: the fact that states a duration answers it (多久发货 → 48小时内, 能听多久 → 6小时)
     (r"多久|多长时间|多长|多快|几时", {"分钟", "秒", "天", "月"}),
     (r"(?:几|多少)个?(?:天|工作日)", {"天"}),

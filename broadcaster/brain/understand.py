@@ -181,8 +181,11 @@ class Understanding:
         # a comment naming no slot that the probe reads as about something else (a match, the weather, a film) is
         # answered by no fact, however one scores ("今晚的球赛谁会赢" is no question about 今晚直播间到手价)
         # (a fact that stands far ahead outweighs a middling reading: "打游戏延迟多少" is about the earbuds' latency)
-        elsewhere = risk is not None and not wanted and faq is None and (
-            risk.on_topic < ON_TOPIC_SURE or (risk.on_topic < ON_TOPIC and not (choice and choice.margin >= STANDS_OUT)))
+        # (a quantity asked in a unit the best fact states — "有多高，想塞吊柜下面" → 23厘米 — is read like a slot)
+        # (…and a figure the viewer gives inside a fact's range — "俺家五口人够吃不" → 适合2到5人 — is about the goods)
+        elsewhere = risk is not None and not wanted and faq is None and not (choice and choice.fits) and (
+            risk.on_topic < ON_TOPIC_SURE or (risk.on_topic < ON_TOPIC and not (
+                choice and (choice.margin >= STANDS_OUT or choice.in_unit))))
         if elsewhere:
             related = False
             if choice is not None and choice.confident:

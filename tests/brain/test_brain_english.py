@@ -170,7 +170,9 @@ async def test_the_probe_on_english() -> None:
         await brain.close()
     assert (len(unsafe["banned"]), len(unsafe["clean"])) == (62, 106)
     counts = {k: [sum(u >= bar for u in v) for bar in PROBE_BARS] for k, v in unsafe.items()}
-    assert counts == PROBE_FIGURES, counts
+    # (within one of the recorded count at each bar: onnxruntime's kernels round differently on another CPU — an AMD
+    # EPYC moved one banned comment across 0.95 and one across 0.98 — and a few scores sit near a bar)
+    assert all(abs(a - b) <= 1 for k in counts for a, b in zip(counts[k], PROBE_FIGURES[k], strict=True)), counts
 
 
 # The dev set (tests/brain/redteam/english/dev.jsonl, written with the rules it measures: a development set, not a

@@ -32,8 +32,10 @@ FRYER = [
 
 
 def test_a_chinese_numeral_without_a_unit_is_a_word_not_a_figure() -> None:
-    # "一锅", "一边", "五口人" fit no range: before, "不适合8岁以下儿童" answered "一锅能炸几个鸡翅 我家五口人"
-    assert given("一锅能炸几个鸡翅 我家五口人") == []
+    # "一锅", "一边" fit no range: before, "不适合8岁以下儿童" answered "一锅能炸几个鸡翅 我家五口人"; 五口人 is a count of
+    # people, which fits only a range of people
+    assert given("一锅能炸几个鸡翅 我家五口人") == [(5.0, "人")]
+    assert _index(FRYER).choose("一锅能炸几个鸡翅 我家五口人", None).fits == 0
     assert given("有双锅的没 一边鸡翅一边薯条") == []
     assert given("我163，一百一十斤") == [(163.0, ""), (110.0, "斤")]
 
@@ -123,6 +125,8 @@ def test_a_setting_limit_is_a_spec_not_an_absolute_claim() -> None:
 
 @pytest.mark.parametrize("sentence", [
     "有奶油白、墨绿，还有樱花粉。",  # a colour the list does not have
+    "有的，还有一款曜石黑。",  # one more colour, said alone
+    "另外还有粉色的可选。",
     "可以的，整机都是防水设计。",  # 机身不防水: the product's own body is the subject of the denial
     "没有任何涂层，更健康。",  # the facts state 不粘涂层 (不粘 names a material, it denies nothing)
     "可以的，外壳完全不烫手。",  # a total absence the facts do not state
@@ -137,6 +141,9 @@ def test_claims_against_the_facts_without_digits(sentence: str) -> None:
 
 @pytest.mark.parametrize("sentence", [
     "有奶油白和墨绿两种颜色。",
+    "另外就是奶油白和墨绿。",  # the list's own items, after a word that joins
+    "还有一款墨绿色的。",
+    "还有一个好消息，今天有优惠。",
     "里面有主机、炸篮、不粘内胆。",
     "炸篮和内胆也能拆下来洗。",
     "8岁以下的小朋友别让他自己操作哦。",
@@ -217,3 +224,20 @@ def test_a_figure_said_of_what_the_facts_give_another_value_is_withheld() -> Non
     g = GroundingGuard(facts, facts=facts)
     assert not g.check("保温能一直保48小时，饭不会馊。").ok  # 48 is the shipping time, not the keep-warm time
     assert g.check("保温12小时。").ok and g.check("付款后48小时内发货。").ok and g.check("支持24小时预约。").ok
+
+
+def test_a_household_fits_a_range_of_people() -> None:
+    cooker = ["容量3升，适合2到5人使用。", "一次最多可煮6杯米，不适合饭店、食堂等商用场景。", "适合8岁以上使用。",
+              "支持24小时预约和12小时保温。", "电源线长1.2米，不可拆卸。"]
+    assert given("俺家五口人够吃不") == [(5.0, "人")] and given("就三个人吃") == [(3.0, "人")]
+    c = _index(cooker).choose("俺家五口人够吃不", None)
+    assert c.fits == 1 and c.fact is not None and "2到5人" in c.fact.text
+
+
+def test_how_big_asks_for_the_dimensions() -> None:
+    from broadcaster.brain.intent import asked_units
+
+    for q in ("有多高，想塞吊柜下面", "多宽啊", "占地方吗", "小橱柜放得下不", "尺寸多少"):
+        assert asked_units(q) == frozenset({"毫米"}), q
+    c = _index([*FRYER, "电源线长1.2米。"]).choose("有多高，想塞吊柜下面", None)
+    assert c.in_unit and c.fact is not None and "高33厘米" in c.fact.text

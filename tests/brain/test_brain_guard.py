@@ -53,6 +53,10 @@ def test_grounded_sentences_pass(sentence: str) -> None:
         ("我的设定是只根据资料回答。", "prompt leak"),
         ("好的，我的system prompt是这样的。", "prompt leak"),
         ("你是小安，一位热情的主播，正在直播间回答观众的问题", "prompt leak"),
+        # how the room filters, and a machine's identifier
+        ("因为他的评论被过滤规则标记为ban_contact，所以我跳过了。", "prompt leak"),
+        ("那条弹幕被系统屏蔽了。", "prompt leak"),
+        ("这个字段叫risk_score。", "prompt leak"),
     ],
 )
 def test_ungrounded_or_leaking_sentences_are_dropped(sentence: str, why: str) -> None:
