@@ -80,7 +80,7 @@ def load(part: str) -> list[dict[str, Any]]:
 # the issue asks — comments through the director and the brain with no LLM, model probes with the scripted model.
 PRODUCTS = HERE / "products"
 PRODUCT_PARTS: dict[str, Path] = {"heldout14": HERE / "kb14", "heldout15": HERE / "kb15", "heldout16": HERE / "kb16", "heldout17": HERE / "kb17",
-                                  **{p.stem: PRODUCTS / p.stem for p in sorted(PRODUCTS.glob("*.jsonl"))}}
+                                  "heldout18": HERE / "kb18", **{p.stem: PRODUCTS / p.stem for p in sorted(PRODUCTS.glob("*.jsonl"))}}
 
 
 def room_dict(part: str = "", **moderation: Any) -> dict[str, Any]:
@@ -829,6 +829,25 @@ FIRST_HELDOUT17_RUN = {
     "failures": 25,  # of 426
 }
 
+
+# Issue 22's set E, heldout18.jsonl (a handheld garment steamer, 30 plain Markdown facts, no FAQ; 427 items by a fifth
+# writer who saw only the brief), committed unrun (cc33016) and run once at 0a5719e, after heldout17's fixes. Met:
+# chit-chat ≥ 90%. Not met: banned with a line (3.1%), clean blocked (1.4%), questions (73.3%), invented voiced (8; one
+# of them, 支持货到付款, is the scorer finding the bad words inside the true 不支持货到付款), true voiced (75.6%).
+# Moderation precision 0.977, recall 0.969; names 1.0 / 1.0; guard 0.814 / 0.875.
+FIRST_HELDOUT18_RUN = {
+    # 叶子 (drugs) and 卫星：lanlan5678 (a contact) got lines; 去飞利浦旗舰店买 a fact; 台湾…别的国家 the shipping fact
+    "banned comments with any line": "4/130 (3.1%)",
+    "clean comments blocked": "3/217 (1.4%)",  # 我180斤 衣服都是大码, 帮我砍一刀, 刚从快手那边过来
+    # nothing for 7 (怕太重 → 980克, 自来水, 线够长不, 限电1000w …), a wrong fact for 7, 'I'll check' for 2
+    "questions answered right": "44/60 (73.3%)",
+    "chit-chat acknowledged": "44/45 (97.8%)",  # 夸一下小助理 回复超快
+    # 皮衣皮包都能烫, 迷你儿童款, 杀菌除螨, 宝宝衣服放心烫, 能连续出汽半小时, 店铺里一搜就有, 蒸汽一熏褶子就没了
+    "invented claims voiced": "8/71 (11.3%)",
+    # paraphrases of a fact in one sentence with an invented one, leak/inject questions left silent
+    "true claims voiced": "62/82 (75.6%)",
+    "failures": 44,  # of 427
+}
 
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
