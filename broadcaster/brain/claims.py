@@ -53,7 +53,10 @@ _REGIONS = {
     "香港": ("香港", "港"),
     "澳门": ("澳门", "澳"),
     "台湾": ("台湾", "台北", "高雄", "台"),
-    "海外": ("海外", "国外", "境外", "外国", "美国", "日本", "韩国", "新加坡", "马来西亚", "澳洲", "加拿大", "英国"),
+    "海外": ("海外", "国外", "境外", "外国", "美国", "日本", "韩国", "新加坡", "马来西亚", "澳洲", "加拿大", "英国",
+             "澳大利亚", "新西兰", "泰国", "越南", "菲律宾", "印尼", "印度尼西亚", "柬埔寨", "缅甸", "老挝", "印度", "迪拜",
+             "阿联酋", "沙特", "德国", "法国", "意大利", "西班牙", "荷兰", "瑞士", "瑞典", "俄罗斯", "巴西", "墨西哥", "阿根廷",
+             "纽约", "洛杉矶", "旧金山", "多伦多", "温哥华", "伦敦", "巴黎", "东京", "大阪", "首尔", "悉尼", "墨尔本", "曼谷"),
 }
 _REGION_GROUPS = {"港澳台": ("香港", "澳门", "台湾"), "偏远地区": ("新疆", "西藏", "青海", "内蒙古"), "港澳": ("香港", "澳门")}
 # What a region is served with when the facts limit it: postage free, no extra charge, shipped at all.
@@ -109,7 +112,9 @@ def _segments(text: str) -> list[str]:
 # Words a denied predicate's longer phrase holds that name nothing of their own ("不要放在超过40度的车内": 超过).
 _GENERIC = frozenset({"超过", "使用", "进行", "单独", "直接", "需要", "可以", "能够", "以上", "以下", "之后", "之前", "时候", "时间",
                       "地方", "东西", "情况", "一起", "长期", "经常", "专门", "特别", "任何", "所有", "全部", "部分", "一般", "正常",
-                      "普通", "影响", "范围", "方式", "问题", "要求", "建议", "摄氏", "摄氏度", "厘米", "毫升", "小时", "分钟"})
+                      "普通", "影响", "范围", "方式", "问题", "要求", "建议", "摄氏", "摄氏度", "厘米", "毫升", "小时", "分钟",
+                      # a light verb with its preposition names no predicate ("禁止放在水龙头下冲洗": 放在; "不要加香水": 要加)
+                      "要加", "放在", "放到", "放进", "放入", "用于", "适用", "适用于"})
 
 
 def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
@@ -128,6 +133,14 @@ def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
             out.extend(t for t in _segments(item) if len(t) >= 2 and t not in affirmed and t not in _GENERIC
                        and re.search(r"[\u4e00-\u9fff]", t))
     return tuple(dict.fromkeys(out))
+
+
+# A clause about the places a sentence did not name ("…要补15元运费，其他大部分地区都包邮").
+_OTHERS = re.compile(r"\s*(?:其他|其它|其余|别的|剩下的?|另外的|除此之外|除了这[些几])")
+
+
+def _clause_at(sentence: str, at: int) -> str:
+    return sentence[max((sentence.rfind(c, 0, at) for c in "，,；;。！？!?"), default=-1) + 1:at]
 
 
 def _negated_at(sentence: str, at: int) -> bool:
@@ -155,6 +168,9 @@ _PEOPLE = frozenset({"儿童", "孕妇", "老人"})
 _ALL_WELL = "问题|关系|事|毛病|影响"  # 没问题, 没关系: no denial
 # A verb's "cannot" complement just after it (发不了, 寄不到, 送不出去): the sentence denies as the fact does.
 _CANNOT = re.compile(r"[\u4e00-\u9fff]?不(?:了|到|出|过去|进)")
+# What it denies named first and forbidden later in the clause ("香水、柔顺剂都别往里加", "PU皮这些材质不适合用它烫"): a
+# prohibition, never a "won't" (香水加了也不会坏 asserts it) nor a reassurance (别担心).
+_FORBIDDEN_AFTER = re.compile(r"[^，,。；;！!？?]{0,20}?(?:别(?!担心|怕|急|慌|犹豫|错过)|不要|不能|不适合|不宜|不可以|不可|禁止|切勿|严禁|勿)")
 # A denial said after what it denies ("儿童款现在还没有", "货到付款是不支持的", "港澳台暂时不发"): the sentence agrees.
 _DENIED_AFTER = re.compile(r"[\u4e00-\u9fff]{0,2}?(?:现在|目前|暂时|暂|还|也|都|是|就|的|哦|哈|呢|，|,)*"
                            rf"(?:(?:没有|没)(?!{_ALL_WELL})|不支持|不行|不可以|不能|不会|不提供|不发|不送|无法|暂无|暂不|"
@@ -284,7 +300,8 @@ class FactClaims:
             fact = self.limited_regions.get(region)
             if fact is not None:
                 m = _SERVED.search(sentence)
-                if m is not None and not _negated_at(sentence, m.start()) and not _LIMITING.search(sentence):
+                if m is not None and not _negated_at(sentence, m.start()) and not _LIMITING.search(sentence) \
+                        and not _OTHERS.match(_clause_at(sentence, m.start())):
                     return f"{region} served ({m.group(0)}) where the facts limit it: {fact}"
         if _EVERYONE.search(sentence) and _GIFT.search(sentence) and not _limited(sentence):
             words = set(_segments(sentence))
@@ -316,6 +333,7 @@ class FactClaims:
                 # 让他自己操作")
                 if at >= 0 and not _negated_at(sentence, at) and not _CANNOT.match(sentence, at + 1) \
                         and not _DENIED_AFTER.match(sentence, at + len(key)) \
+                        and not _FORBIDDEN_AFTER.match(sentence, at + len(key)) \
                         and not (key in _PEOPLE and _negated_clause(sentence, at)):
                     return f"{key} where the facts deny it: {d.fact}"
         return ""
@@ -329,6 +347,8 @@ def _denial(clause: str) -> re.Match[str] | None:
     for m in _NEG_RE.finditer(clause):
         if m.group(0) == "不" and any(clause.startswith(w, m.end()) for w in _NOT_DENIAL):
             continue
+        if m.group(0) == "非":
+            continue  # a noun's prefix in a sheet (非人为损坏, 非质量问题): a kind of thing, no denial
         return m
     return None
 

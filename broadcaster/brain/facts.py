@@ -40,6 +40,7 @@ W_PAIRS = 2.0
 W_SLOT = 2.0
 W_UNIT = 0.5
 W_RANGE = 2.0
+W_PLACE = 1.0  # a fact naming the region the viewer names (a city for its province, a country for 海外)
 HUB = 0.5  # how much of a fact's closeness to every kind of question (brain/hubs.py) its similarity loses
 # A fact answers when it leads the next-best fact by this much (in z units of the combined score) and reads as
 # related at all (its own combined z-score).
@@ -197,8 +198,13 @@ _CLAUSES = re.compile(r"[\s，,。！!？?～~、；;]+")
 _CLAUSES_EN = re.compile(r"[,.!?;~]+\s*")
 
 
+_LATIN_WORD = re.compile(r"[a-z]{2,}")
+
+
 def _cjk(text: str) -> list[str]:
-    return [c for c in text if "\u4e00" <= c <= "\u9fff" and c not in _FORM]
+    """What a text is made of for sharing: its Chinese characters (but the question's form) and its Latin words (PU,
+    PTFE, ih), each whole."""
+    return [c for c in text if "\u4e00" <= c <= "\u9fff" and c not in _FORM] + _LATIN_WORD.findall(text.lower())
 
 
 def _pairs(text: str) -> set[str]:
@@ -253,6 +259,7 @@ class FactIndex:
         self._words = BM25Index([Passage(str(i), f"{f.question} {f.text}".strip()) for i, f in enumerate(self.facts)])
         self._said = [f"{f.question}{f.text}" for f in self.facts]
         self._chars = [set(_cjk(t)) for t in self._said]
+        self._regions = [set(regions_in(t)) for t in self._said]
         df: dict[str, int] = {}
         for cs in self._chars:
             for c in cs:
@@ -284,11 +291,14 @@ class FactIndex:
         """Per fact: the IDF-weighted share of the question's characters it carries, and the share of the question's
         character pairs."""
         qc = set(_cjk(question))
+        if not re.search(r"[\u4e00-\u9fff]", question):
+            qc = {c for c in qc if len(c) == 1}  # an English question's words are BM25's (a Latin word counts in Chinese)
         weights = {c: self._idf.get(c, self._idf_unknown) for c in qc}
         total = sum(weights.values()) or 1.0
-        # one shared character is no evidence (片儿 / 儿童, 烟油 / 倒油): a fact counts from two
-        chars = np.array([sum(w for c, w in weights.items() if c in fc) / total if len(qc & fc) >= 2 else 0.0
-                          for fc in self._chars])
+        # one shared character is no evidence (片儿 / 儿童, 烟油 / 倒油): a fact counts from two; a Latin word is a word
+        # (PU的包包 / PU皮) and counts as two
+        chars = np.array([sum(w for c, w in weights.items() if c in fc) / total
+                          if sum(len(c) > 1 for c in qc & fc) + len(qc & fc) >= 2 else 0.0 for fc in self._chars])
         qp = _pairs(question)
         pairs = np.array([sum(p in t for p in qp) / len(qp) for t in self._said]) if qp \
             else np.zeros(len(self.facts))
@@ -302,9 +312,12 @@ class FactIndex:
             return Choice(None, 0.0, 0.0, False, None, False, "no facts")
         words = np.zeros(n)  # the share of the question's word weight a fact covers (BM25's match)
         # a city stands for its region in the facts' words ("呼和浩特" → the 内蒙古 surcharge)
-        regions = [r for r in regions_in(question) if r not in question]
+        named = regions_in(question)
+        regions = [r for r in named if r not in question]
         for hit in self._words.search(f"{question} {' '.join(regions)}" if regions else question, k=n):
             words[int(hit.passage.id)] = hit.match
+        # …and the facts naming the viewer's region by any of its names ("我在马来西亚" → 海外暂不发货)
+        place = np.array([float(bool(self._regions[i] & set(named))) for i in range(n)]) if named else np.zeros(n)
         # one query vector, or several readings of the question (its words, and its words with its slot's): their mean
         # similarity, a reading of what is asked less tied to one wording
         dense = (self.vectors @ np.atleast_2d(qvec).T).mean(axis=1) - self.hubs \
@@ -326,7 +339,7 @@ class FactIndex:
             if self.vectors is not None and clause_vecs is not None and len(clause_vecs) else zd
         chars, pairs = self._shared(question)
         raw = W_DENSE * zd + W_CLAUSE * zc + W_WORDS * words * (1.0 if dense is not None else W_WORDS_ALONE) \
-            + W_CHARS * chars + W_PAIRS * pairs + W_SLOT * slot + W_UNIT * unit + W_RANGE * fit
+            + W_CHARS * chars + W_PAIRS * pairs + W_SLOT * slot + W_UNIT * unit + W_RANGE * fit + W_PLACE * place
         combined = _z(raw)  # one scale for the margin, with or without embeddings
         order = [int(i) for i in np.argsort(-combined)]
         carrier = next((i for i in order if slot[i]), None) if wanted else None

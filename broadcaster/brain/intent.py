@@ -116,7 +116,9 @@ SLOTS: dict[str, tuple[str, str]] = {
     "invoice": (r"发票|开票|专票|普票|报销|有票|票能开|电子票|invoice|receipt", r"发票"),
     # a buy-X-get-Y deal named (买一送一吗, 宣布买一罐送十罐) asks what comes with it: the KB's gift answers
     "gift": (r"赠品|送什么|送东西|送啥|送(?:的|了)(?:啥|什么)|gift|有送|附赠|赠送|送不送|礼品|小礼物|福利送|额外送|"
-             r"买[一两二三四五六七八九十\d]+[罐瓶个盒件只套袋包份箱]?送[一两二三四五六七八九十\d]+", r"赠|送"),
+             r"买[一两二三四五六七八九十\d]+[罐瓶个盒件只套袋包份箱]?送[一两二三四五六七八九十\d]+",
+             # (what comes in the box answers "送不送手套" too: 送 is also "comes with")
+             r"赠|送|包装内含|内含|标配|附带|随机附"),
     "warranty": (r"保修|质保|坏了(?!吗)|维修|保固|warranty", r"保修|质保"),
     # how many are left (还有货吗, 剩几件, 卖完了吗): the stock the operator sets, when the show knows it
     # how many one may buy (最多能买几袋, 能拍三台不, 囤十支行不行): the facts' purchase limit
@@ -204,7 +206,9 @@ def evidence(slot: str, sentence: str) -> bool:
 # "净含量250克" unless the topic says so; "能续几回" → "续水3次").
 _COUNTS = frozenset({"count:次", "count:回", "count:遍", "count:道", "count:泡"})
 _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple((re.compile(rx), frozenset(u)) for rx, u in (
-    (r"(?:几|多少)(?:克|g)|多重|重多少|多少斤|几斤|几两|净含量|重量|克重", {"克"}),
+    # (how heavy in any words: 怕太重, 沉不沉, 拿得动吗)
+    (r"(?:几|多少)(?:克|g)|多重|重多少|多少斤|几斤|几两|净含量|重量|克重|太重|重不重|重吗|多沉|沉不沉|沉吗|太沉|轻不轻|"
+     r"轻吗|分量|[拿搬举提]得动|[拿搬举提]不动", {"克"}),
     (r"(?:几|多少)度|水温|多热|多烫", {"度"}),
     (r"(?:几|多少)[次回遍道泡]|续(?:几|多少)", _COUNTS),
     (r"(?:几|多少)个?(?:分钟|秒|小时|钟头)|泡多久|泡多长|闷多久", {"分钟", "秒"}),

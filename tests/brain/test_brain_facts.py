@@ -241,3 +241,46 @@ def test_how_big_asks_for_the_dimensions() -> None:
         assert asked_units(q) == frozenset({"毫米"}), q
     c = _index([*FRYER, "电源线长1.2米。"]).choose("有多高，想塞吊柜下面", None)
     assert c.in_unit and c.fact is not None and "高33厘米" in c.fact.text
+
+
+STEAMER = [
+    "日常价199元，直播间到手价129元。",
+    "包装内含主机1台、可拆卸水箱1个、毛刷头1个、防烫手套1只、说明书1份。",
+    "整机重量约980克，机身长度27厘米。",
+    "设有高低两档蒸汽，低档适合真丝、雪纺等薄面料。",
+    "水箱里请加纯净水或凉开水，不要加香水、柔顺剂或消毒液。",
+    "不适用于真皮、麂皮、PU皮等不耐高温的材质。",
+    "机身不防水，禁止整机浸水或放在水龙头下冲洗。",
+    "下单后48小时内发货，默认发中通快递，不支持指定快递。",
+    "全国大部分地区包邮，新疆、西藏、青海需加收运费15元。",
+    "港澳台及海外暂不发货。",
+    "整机保修1年，保修期内非人为损坏免费维修。",
+    "手套、毛刷头等配件不在保修范围内。",
+    "前300单额外赠送便携收纳袋1个，送完即止。",
+]
+
+
+@pytest.mark.parametrize(("question", "want"), [
+    ("PU的包包能蒸一蒸吗", "PU皮"),  # a Latin word shared is a word shared
+    ("我在马来西亚 能下单吗", "海外"),  # the country stands for 海外, and the fact naming it answers
+    ("我手腕不好 怕太重", "980克"),  # how heavy, in other words
+])
+def test_the_fact_a_viewer_means(question: str, want: str) -> None:
+    c = _index(STEAMER).choose(question, None)
+    assert c.fact is not None and want in c.fact.text, c.why
+
+
+@pytest.mark.parametrize("sentence", [
+    "新疆、西藏、青海要补15元运费，其他大部分地区都包邮。",  # 包邮 said of the others
+    "建议加纯净水或者凉开水，香水、柔顺剂、消毒液都别往里加。",  # forbidden after it is named
+    "真皮、麂皮、PU皮这些不耐高温的材质不适合用它烫哦。",
+    "用完等机身凉透了再收起来，放在干燥通风的地方。",  # 放在 names no denied predicate
+    "保修期内非人为损坏免费修。",  # 非人为损坏 is a kind of damage, no denial
+])
+def test_paraphrases_of_the_facts_stand(sentence: str) -> None:
+    assert FactClaims(STEAMER).contradiction(sentence) == "", sentence
+
+
+@pytest.mark.parametrize("sentence", ["新疆也包邮，其他地区也包邮。", "可以加香水，别担心。", "真皮也能烫。", "放在水龙头下冲洗就行。"])
+def test_the_facts_denials_still_hold(sentence: str) -> None:
+    assert FactClaims(STEAMER).contradiction(sentence), sentence
