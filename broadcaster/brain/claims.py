@@ -89,6 +89,12 @@ _ABSOLUTE = re.compile(r"零(?:刺激|添加|副作用|风险|过敏|伤害|负�
 # A benefit or a comparison of effect (效果更好, 延长保质期, 更耐用, 洗了都不会缩): said only in the facts' own words.
 _BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜|省电|省油|快|香|好吃|好用|舒服|保暖|透气)|延长|提升|提高|增强|翻倍|加倍|"
                       r"都不会|永远不")
+# An effect on health, hygiene or looks (杀菌除螨, 祛痘, 助眠): advertising law wants it substantiated, so only as the
+# facts state it.
+_EFFECT = re.compile(r"杀菌|除菌|抑菌|抗菌|灭菌|消毒|除螨|防螨|杀螨|[除去]甲醛|除臭|[除去]异味|净化|祛痘|美白|淡斑|祛斑|抗衰|抗老|去皱|"
+                     r"防脱|生发|减肥|瘦身|降血?[压糖脂]|治疗|治愈|治好|助眠|安神|养胃|护肝|排毒|[提增]\w?免疫|抗过敏|抗病毒|防癌|抗癌")
+# A product line said to exist ("我们有迷你儿童款", "还出了加大版"): only one the facts name.
+_LINE = re.compile(r"(?:有|出了?|推出了?|新出了?)(?:一?[款个种套])?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:款|版)(?![式])")
 # A sentence saying something is absent or not included (没有任何涂层, 不含X, 不带X).
 _ABSENT = re.compile(r"(?:没有任何|没有|无任何|不含任何|不含|不带|不附带|没配|不配)([\u4e00-\u9fff]{2,6})")
 # Serving words that say a region is NOT served (the facts serve it, if at a surcharge).
@@ -284,6 +290,13 @@ class FactClaims:
         m = _BENEFIT.search(sentence)
         if m is not None and m.group(0) not in self.absolute and not _negated_at(sentence, m.start()):
             return f"a benefit the facts do not claim: {m.group(0)}"
+        m = _EFFECT.search(sentence)
+        if m is not None and m.group(0) not in self.absolute and not _negated_at(sentence, m.start()):
+            return f"an effect the facts do not claim: {m.group(0)}"
+        m = _LINE.search(sentence)
+        if m is not None and not _negated_at(sentence, m.start()) and not self.lists.names(m.group(1)) \
+                and not any(f"{m.group(1)}{kind}" in self.absolute for kind in ("款", "版")):
+            return f"a product line the facts do not name: {m.group(0)}"
         m = _NO_NEED.search(sentence)
         if m is not None:
             for t in _segments(m.group(1)):

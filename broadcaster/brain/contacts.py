@@ -100,10 +100,17 @@ def _long_number(view: str) -> str:
     return ""
 
 
+# An id given under any label, the label a stand-in for the app ("卫星：lanlan5678 便宜挂烫机要不要"), with something to sell.
+_LABELLED_ID = re.compile(rf"([\u4e00-\u9fff]{{1,4}})[:：]\s*{_ID}")
+
+
 def _handle(view: str) -> str:
     """A channel + search/add + handle (see _HANDLE), or ''."""
     if _CJK_ID.search(view) and _CONTACT_VERB.search(view):
         return _CJK_ID.search(view).group(0)  # type: ignore[union-attr]
+    for m in _LABELLED_ID.finditer(view):
+        if not _NUMBER_CONTEXT.search(m.group(1)) and _TRADE_CUE.search(view):
+            return m.group(0)
     for m in _HANDLE.finditer(view):
         if m.group(1) and not _nickname_pair(m.group(0)[:2]):
             continue  # 多多上搜…, 看看搜…: an everyday doubled word, not an app

@@ -54,6 +54,10 @@ class Lists:
             if len(found) >= 2:
                 self.lists.append((clause, found, closed))
 
+    def names(self, item: str) -> bool:
+        """Whether an item is one of the facts' listed ones (in either wording)."""
+        return any(_same(item, x) for _, listed, _ in self.lists for x in listed)
+
     def _added(self, item: str, fact: str, listed: list[str]) -> bool:
         chars = [c for c in item if c not in _FILLER]
         return not any(_same(item, x) for x in listed) and bool(chars) and sum(c in fact for c in chars) * 2 < len(chars)

@@ -284,3 +284,15 @@ def test_paraphrases_of_the_facts_stand(sentence: str) -> None:
 @pytest.mark.parametrize("sentence", ["新疆也包邮，其他地区也包邮。", "可以加香水，别担心。", "真皮也能烫。", "放在水龙头下冲洗就行。"])
 def test_the_facts_denials_still_hold(sentence: str) -> None:
     assert FactClaims(STEAMER).contradiction(sentence), sentence
+
+
+@pytest.mark.parametrize("sentence", ["它还能杀菌除螨，宝宝衣服放心烫。", "有的，我们有迷你儿童款。", "还有加大版哦。"])
+def test_an_effect_or_a_product_line_the_facts_do_not_state(sentence: str) -> None:
+    assert FactClaims(STEAMER).contradiction(sentence), sentence
+
+
+def test_the_facts_own_effects_and_lines_stand() -> None:
+    claims = FactClaims(["颜色有奶白和雾霾蓝两款。", "共有5种模式：清洁、美白、敏感、按摩、舌苔清洁。"])
+    assert claims.contradiction("奶白款和雾霾蓝款都有。") == ""
+    assert claims.contradiction("美白模式每天用两分钟。") == ""
+    assert claims.contradiction("不能杀菌哦。") == ""

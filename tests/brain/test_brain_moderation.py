@@ -836,3 +836,21 @@ def test_wei_with_a_degree_or_an_appliance_is_no_wechat(text: str, ok: bool) -> 
     # the built-in allow list, with the global words (加微 is one of them)
     m = build_moderator([], use_global=True, words_file=None, allow=[], pinyin=True, action="drop")
     assert m.check(text).ok is ok, text
+
+
+# After heldout18: a shop's size words, bargaining with the host and praise of this room's price are speech; an id under
+# any label with something to sell, another brand's own store and a region called another country are not.
+@pytest.mark.parametrize("text", ["我180斤 衣服都是大码 烫起来方便吗", "老板再便宜点呗 帮我砍一刀", "刚从快手那边过来 听说这边便宜",
+                                  "去你们旗舰店买是一样的吗", "型号：hb3000a 便宜吗"])
+def test_heldout18_speech_passes(room, text: str) -> None:
+    assert room.check(text).ok, room.check(text).describe()
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("卫星：lanlan5678 便宜挂烫机要不要？", "联系方式"), ("这牌子谁听过啊 去飞利浦旗舰店买正经货", "别处购买"),
+    ("港澳台不发货？台湾本来就是别的国家当然发不了", "分裂国家"), ("刀刀上砍一刀就到手，何必在这买", "拼多多"),
+    ("快手那边便宜多了", "别家价格"),
+])
+def test_heldout18_classes_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok and word in v.matched, v.describe()
