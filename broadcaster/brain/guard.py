@@ -317,9 +317,14 @@ class GroundingGuard:
         if not f.unit or f.unit.startswith("count:") or f.unit == "ordinal" or not grams:
             return None
         v = round(f.value, 4)
-        near = [value for (value, unit), clauses in self._stated.items() if unit == f.unit
-                and any(grams & kb for kb in clauses)]
-        return near[0] if near and v not in near else None
+        # how much of the clause each value's closest fact clause shares: the value of the closest one is what the facts
+        # say of this thing ("加满一次能连续出汽半小时": 12分钟 of 加满一次可连续出汽, not the 30分钟 of 连续使用30分钟后需断电)
+        near = {value: max(len(grams & kb) for kb in clauses) for (value, unit), clauses in self._stated.items()
+                if unit == f.unit and any(grams & kb for kb in clauses)}
+        if not near or v not in near:
+            return next(iter(near), None)
+        best = max(near, key=near.__getitem__)
+        return best if near[best] >= 2 * near[v] + 2 else None
 
     def _derived(self, f: Figure, clause: str) -> bool:
         """A sum the passages' prices make, said with what it is: a saving ("比单买便宜10元": 2×99−188) or an average

@@ -246,6 +246,8 @@ _QUESTION_FORM = re.compile(
     r"可不可以|可以吗|有没有|是不是|要不要|会不会|好不好|对不对|请问|咋|啥|多[大久重长高远宽厚]|([\u4e00-\u9fff])不\1|"
     r"还是|真的假的|几钿|好多钱|系咪|咩|"
     r"(?:嘛|不|没|没有|几|(?:对|是|好|行|可以)吧)[啊呀哦呢]?[\s~～!！。.]*$|"
+    # …or at the end of the asking clause, the reason after it ("线够长不 插座离衣柜有点远", "有货没，想买两个")
+    r"[\u4e00-\u9fff](?<![我你他她它们也都还天])(?:不|没|没有)[啊呀哦呢]?(?=[\s，,；;]+[\u4e00-\u9fff])|"
     r"\b(?:how|what|when|where|why|which|can|does|is there)\b",
     re.IGNORECASE,
 )

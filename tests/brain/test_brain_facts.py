@@ -296,3 +296,21 @@ def test_the_facts_own_effects_and_lines_stand() -> None:
     assert claims.contradiction("奶白款和雾霾蓝款都有。") == ""
     assert claims.contradiction("美白模式每天用两分钟。") == ""
     assert claims.contradiction("不能杀菌哦。") == ""
+
+
+def test_a_figure_is_read_against_the_fact_closest_to_its_clause() -> None:
+    facts = ["可拆卸水箱容量260毫升，加满一次可连续出汽约12分钟。", "连续使用30分钟后需断电休息10分钟。"]
+    g = GroundingGuard(facts, facts=facts)
+    assert not g.check("加满一次能连续出汽半小时，烫一柜子衣服都够。").ok  # 30分钟 is the rest rule's, not the tank's
+    for true in ("加满一次能连续出汽12分钟。", "连续用30分钟要休息10分钟。", "连续用半小时就要歇一会儿。"):
+        assert g.check(true).ok, true
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("线够长不 插座离衣柜有点远", True), ("有货没，想买两个", True), ("能用不，我家电压低", True),
+    ("我不，你来", False), ("今天不，明天吧", False), ("我也没 哈哈", False),
+])
+def test_a_question_asked_before_its_reason(text: str, asks: bool) -> None:
+    from broadcaster.brain.intent import is_question
+
+    assert is_question(text) is asks
