@@ -323,7 +323,10 @@ class FactIndex:
         dense = (self.vectors @ np.atleast_2d(qvec).T).mean(axis=1) - self.hubs \
             if self.vectors is not None and qvec is not None else None
         wanted, units = slots(question), asked_units(question)
-        slot = np.array([float(any(evidence(s, f.text) for s in wanted)) for f in self.facts]) if wanted else np.zeros(n)
+        # (the share of the asked slots a fact carries: "不想要了退回去 邮费谁出" asks a return's postage, which the fact on
+        # return postage carries whole)
+        slot = np.array([sum(evidence(s, f.text) for s in wanted) / len(wanted) for f in self.facts]) if wanted \
+            else np.zeros(n)
         unit = np.array([float(states_unit(units, f.text)) for f in self.facts]) if units else np.zeros(n)
         if wanted and (slot * unit).any():
             # a quantity asked in a unit is carried by the facts stating a figure in it ("多大容量的" → 5.5升, not
@@ -342,8 +345,9 @@ class FactIndex:
             + W_CHARS * chars + W_PAIRS * pairs + W_SLOT * slot + W_UNIT * unit + W_RANGE * fit + W_PLACE * place
         combined = _z(raw)  # one scale for the margin, with or without embeddings
         order = [int(i) for i in np.argsort(-combined)]
-        carrier = next((i for i in order if slot[i]), None) if wanted else None
-        if carrier is not None and not slot[order[0]] and combined[order[0]] - combined[carrier] <= SLOT_SWAP:
+        # (of the facts carrying most of what is asked)
+        carrier = next((i for i in order if slot[i] and slot[i] == slot.max()), None) if wanted else None
+        if carrier is not None and slot[order[0]] < slot[carrier] and combined[order[0]] - combined[carrier] <= SLOT_SWAP:
             # a question naming a slot, and a fact carrying what it asks close behind the best: that fact answers
             # ("下单后多久能发出" → the shipping fact, not the invoice fact sharing 下单)
             order.remove(carrier)

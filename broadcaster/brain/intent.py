@@ -58,6 +58,12 @@ SLOTS: dict[str, tuple[str, str]] = {
                  r"顺丰|圆通|中通|申通|韵达|极兔|邮政|ems|京东快递|京东物流|德邦|百世|ship(?!pingfee)|deliver", r"发货|快递|送达|物流"),
     "returns": (r"退|换货|售后|不满意|不喜欢|不想要|能换吗|可以换吗|换新|补发|(?:漏|裂|破|碎|坏|压坏|摔坏)了.{0,6}(?:怎么办|咋整|咋办|能换|换|管吗|退)|"
                 r"return|refund", r"退|换|补发"),
+    # a return for no reason (买回去不喜欢能退吗): the no-reason policy, not its exceptions (used goods, who pays postage)
+    "no_reason": (r"(?:不喜欢|不想要|不合适|后悔|无理由|七天|7天)[\u4e00-\u9fff]{0,8}(?:退|换)|退[\u4e00-\u9fff]{0,6}(?:不喜欢|无理由)",
+                  r"无理由"),
+    # what comes with it (带刷子不, 里面给几个刷头, 送不送插头, 配菜谱吗): the box's contents
+    "contents": (r"(?:里面|盒子里|盒里|包装里|箱子里)[\u4e00-\u9fff]{0,2}(?:有|带|给|送|配)|带(?!来|走|回|货|娃|孩子|宝宝|着|上|去|到|出|进|过)[\u4e00-\u9fff]{1,4}?(?:不|吗|没|嘛)(?![好行能会要是错用])|带不带|配(?:不配|了?吗|没配)|附带|送不送[\u4e00-\u9fff]{1,4}",
+                 r"包装内含|内含|盒内|包装里|包含|标配|配有|附带|随机附"),
     # who it suits (敏感皮能用吗, 孕妇可以用不, 八岁能涂吗): the facts on skin types, ages and people it is not for
     "suitable": (r"适合|适用|能用吗|可以用吗|能用不|可以用不|[干油混中敏][性皮]?皮|敏感肌?|孕妇|孕期|怀孕|哺乳|宝宝|儿童|小孩|孩子|闺女|儿子|老人|"
                  r"[一二两三四五六七八九十\d]+岁", r"适合|适用|不建议|禁用|慎用|儿童|孕|敏感|人群|岁|肌|皮"),
@@ -109,10 +115,12 @@ SLOTS: dict[str, tuple[str, str]] = {
     "authentic": (r"正品|真假|是真的吗|假货|假的吗|正不正宗|正宗吗|有授权|授权店|官方授权|官方(?:店|旗舰)?吗|保真|正规|批文|备案|注册证|资质|检测报告|验真|防伪",
                   r"正品|正宗|授权|官方|保真|注册|备案|防伪|验真|证"),
     "effect": (r"功效|作用|好处|有什么用|有啥用|效果(?:怎么样|如何|好吗)?$", r"功效|作用|好处|有助|适合"),
-    # paying on delivery in any words (到了再给钱, 收到货再付), or in parts (分开付, 分几次付)
-    "payment": (r"分期|花呗|白条|信用卡|付款方式|怎么付|怎么付款|能货到付款|货到付款|先用后付|先喝后付|先试后买|微信支付|支付宝|"
-                r"(?:到|收到|收货|拿到|送到)[\u4e00-\u9fff]{0,3}(?:再|后|了)(?:给钱|付钱|付款|付|给)|分(?:开|几次|次|批)(?:付|给钱|交)",
+    # how to pay, in parts (分开付, 分几次付); paying on delivery (到了再给钱, 收到货再付) is a slot of its own, answered by the
+    # fact on 货到付款, not by the instalments that share 付款
+    "payment": (r"分期|花呗|白条|信用卡|付款方式|怎么付|怎么付款|微信支付|支付宝|分(?:开|几次|次|批)(?:付|给钱|交)",
                 r"分期|付款|花呗|支付|货到付款"),
+    "cod": (r"货到付款|到付|先用后付|先喝后付|先试后买|(?:到|收到|收货|拿到|送到)[\u4e00-\u9fff]{0,3}(?:再|后|了)(?:给钱|付钱|付款|付|给)",
+            r"货到付款|到付|先用后付"),
     "invoice": (r"发票|开票|专票|普票|报销|有票|票能开|电子票|invoice|receipt", r"发票"),
     # a buy-X-get-Y deal named (买一送一吗, 宣布买一罐送十罐) asks what comes with it: the KB's gift answers
     "gift": (r"赠品|送什么|送东西|送啥|送(?:的|了)(?:啥|什么)|gift|有送|附赠|赠送|送不送|礼品|小礼物|福利送|额外送|"
@@ -160,7 +168,8 @@ SLOT_TERMS: dict[str, str] = {
     "price": "价格 价 元", "postage": "包邮 运费", "shipping": "发货 快递", "returns": "退换货 退货", "howto": "冲泡 水温 用法",
     "shelf_life": "保质期 开封", "sales": "销量 回购", "storage": "储存 密封 存放 保存 常温", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
     "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "taste": "口感 味道 口味", "ingredients": "配料 成分", "quality": "品质 质量",
-    "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级", "stock": "库存 现货", "limit": "限购",
+    "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "cod": "货到付款",
+    "no_reason": "无理由", "contents": "包装内含 包含", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级", "stock": "库存 现货", "limit": "限购",
     "material": "材质 材料 包装 面料", "suitable": "适合 适用 人群",  # only the words the KB uses are added (see KnowledgeBase.retrieve_sync)
 }
 # How close two question keys must be for an edit-tolerant match when neither has a slot.
@@ -214,8 +223,10 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple((re.com
     (r"(?:几|多少)个?(?:分钟|秒|小时|钟头)|泡多久|泡多长|闷多久", {"分钟", "秒"}),
     # how far: a distance (离开手机多远会断 → 10米)
     (r"多远|多长距离|距离多少|隔多远", {"毫米"}),
+    # how long, said with where it must fit (多长啊 能塞行李箱不): a length, not a time
+    (r"多长.{0,10}(?<!鼻)塞(?!车)|(?<!鼻)塞(?!车).{0,10}多长|多长.{0,8}(?:放得下|放进|装进)", {"毫米"}),
     # how big the thing is, in any of its dimensions (有多高, 多宽, 占地方吗, 塞得进吊柜吗) → the fact with its 厘米
-    (r"多[高宽厚粗深]|[高宽厚深]度|[长宽高]多少|尺寸|长宽高|个头|占(?:不占)?地方|占地|放得下|放不下|塞得[下进]|塞不[下进]|"
+    (r"多[高宽厚粗深]|[高宽厚深]度|[长宽高]多少|尺寸|长宽高|个头|占(?:不占)?地方|占地|放得下|放不下|(?<!鼻)塞(?!车)|"
      r"多大(?:个|的个)|体积", {"毫米"}),
     # how long, in any unit of time: the fact that states a duration answers it (多久发货 → 48小时内, 能听多久 → 6小时)
     (r"多久|多长时间|多长|多快|几时", {"分钟", "秒", "天", "月"}),
@@ -230,7 +241,10 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple((re.com
 def asked_units(text: str) -> frozenset[str]:
     """The units a quantity question asks in (empty when it asks none)."""
     key = question_key(text)
-    return frozenset().union(*(u for rx, u in _ASKED_UNITS if rx.search(key)))
+    found = [(rx, u) for rx, u in _ASKED_UNITS if rx.search(key)]
+    if any(u == {"毫米"} for _, u in found) and re.search(r"多长", key) and not re.search(r"多久|多长时间", key):
+        return frozenset({"毫米"})  # 多长 with a fit or a dimension is a length
+    return frozenset().union(*(u for _, u in found))
 
 
 def states_unit(units: frozenset[str], sentence: str) -> bool:

@@ -169,7 +169,7 @@ def test_a_quantity_asked_in_a_unit_is_answered_by_the_fact_stating_it() -> None
     assert c.fact is not None and "5.5升" in c.fact.text
 
 
-@pytest.mark.parametrize(("text", "slot"), [("能到了再给钱吗", "payment"), ("一次拿不出那么多能分开付吗", "payment"),
+@pytest.mark.parametrize(("text", "slot"), [("能到了再给钱吗", "cod"), ("一次拿不出那么多能分开付吗", "payment"),
                                             ("最多能买几袋", "limit"), ("想给全家囤十支 行不行", "limit"),
                                             ("我想给我妈我姐我婆婆一人一台 能拍三台不", "limit"), ("从哪儿发出来的", "shipping")])
 def test_colloquial_asks_name_their_slot(text: str, slot: str) -> None:
@@ -314,3 +314,23 @@ def test_a_question_asked_before_its_reason(text: str, asks: bool) -> None:
     from broadcaster.brain.intent import is_question
 
     assert is_question(text) is asks
+
+
+@pytest.mark.parametrize(("question", "wanted"), [
+    ("能到了再给钱吗", {"cod"}), ("可以分期吗", {"payment"}), ("买回去不喜欢能退不", {"returns", "no_reason"}),
+    ("里面带刷子不", {"contents"}), ("带菜谱不 我厨艺为零", {"contents"}), ("能带上飞机吗 安检会不会被扣", set()),
+])
+def test_slots_that_part_what_shares_a_word(question: str, wanted: set[str]) -> None:
+    from broadcaster.brain.intent import slots
+
+    assert slots(question) & {"cod", "payment", "returns", "no_reason", "contents"} == wanted
+
+
+def test_the_fact_carrying_more_of_the_asked_slots_answers() -> None:
+    brush = ["支持3期免息分期付款。", "不支持货到付款。", "支持七天无理由退换，要求主机未使用、包装完整。",
+             "非质量问题退货运费由买家承担，质量问题运费由店铺承担。", "全国大部分地区包邮，新疆、西藏加收10元运费。",
+             "盒内包含：主机1支、标准刷头2个、说明书1份。", "替换刷头另售，29元2个装。", "主机重量约98克，含刷头长度约24.5厘米。"]
+    for question, want in (("能到了再给钱吗", "货到付款"), ("买回去不喜欢能退不", "无理由"), ("不想要了退回去 邮费谁出", "买家承担"),
+                           ("里面带几个刷头", "标准刷头2个"), ("多长啊 我想塞洗漱包里", "24.5厘米")):
+        c = _index(brush).choose(question, None)
+        assert c.fact is not None and want in c.fact.text, (question, c.why)
