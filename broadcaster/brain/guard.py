@@ -132,9 +132,14 @@ class GroundingGuard:
                  question: str = "", facts: Iterable[str] = (), claims: FactClaims | None = None) -> None:
         self.texts = [numeric_text(t) for t in allowed_texts]
         self.allowed: list[tuple[float, str]] = []
+        # the numbers as the passages write them: a figure said without its unit in a list that gives the unit once
+        # ("长32、宽28、高33厘米") is the passages' 32厘米, whatever its unit scales it to
+        self._written: set[float] = set()
         for t in self.texts:
             for f in figures(t):
                 self.allowed.append((round(f.value, 4), f.unit))
+                if f.text.strip().replace(".", "", 1).isdigit():
+                    self._written.add(round(float(f.text.strip()), 4))
         # Prices the passages state, and what they make: savings (a−b, k·a−b) and averages per piece (a÷k).
         self._money = sorted({v for v, u in self.allowed if u == "元" and v > 0})
         pairs = [(a, b) for a in self._money for b in self._money if a != b]
@@ -304,6 +309,8 @@ class GroundingGuard:
             return True  # the KB states this value in this unit in a clause about the same thing ("到手价只要99元")
         if f.phrase and is_cjk_char(f.phrase[-1]) and f.phrase in self._named:
             return True  # a count inside a name the knowledge base uses ("两罐装"), not a count of its own
+        if not f.unit and v in self._written:
+            return True
         for value, unit in self.allowed:
             if value != v:
                 continue
