@@ -68,6 +68,11 @@ SILENT_UNSAFE = "unsafe reading"
 SILENT_NOT_UNDERSTOOD = "not understood"
 SILENT_OFF_TOPIC = "off-topic question"
 SILENT_HOST = "a question about the host's person"
+SILENT_TO_VIEWERS = "an offer to other viewers"
+# A viewer offering something to the rest of the room (有没有人要叶子, 有人要烟油吗, 谁要, 要的扣1): no ask of the shop, and
+# the way chat peddles what a room must not carry; a shop never answers it.
+_TO_VIEWERS = re.compile(r"有没有人要|有人要[\u4e00-\u9fff]{1,8}(?:吗|不|没|么)|有人要吗|谁要[\u4e00-\u9fff]{0,6}(?:吗|不|$|\s)|"
+                         r"(?:要|需要)的(?:扣|私|滴|找|来)")
 # A question about the host's body or private life (主播胸多大, 你多重, 主播住哪): the facts speak of the goods, never of
 # the host, so no fact answers it however one scores (罩杯多大 is no capacity question).
 _HOST_PERSON = re.compile(r"(?:主播|你(?![们家])|妳|美女|小姐姐|老板娘|小哥哥)(?:的|本人|自己)?\s*"
@@ -90,6 +95,7 @@ class Reading:
     asks_goods: bool = False  # a question in the words of buying and using goods (for a model to answer)
     say_this: bool = False  # a request that the anchor say or repeat words
     host_person: bool = False  # a question about the host's body or private life
+    to_viewers: bool = False  # an offer to other viewers
 
     @property
     def answerable(self) -> bool:
@@ -105,6 +111,8 @@ class Reading:
             return SILENT_SAY_THIS
         if self.host_person:
             return SILENT_HOST
+        if self.to_viewers:
+            return SILENT_TO_VIEWERS
         if self.answerable or self.friendly or self.problem:
             return ""
         if self.question:
@@ -203,4 +211,5 @@ class Understanding:
                                            and not self.friendly.vetoed(text))
         return Reading(question, wanted, friendly, problem(text, self.language), risk, choice, faq, on_topic,
                        question and self._asks.search(text) is not None, self._say.search(text) is not None,
-                       question and self.language != "en" and _HOST_PERSON.search(text) is not None)
+                       question and self.language != "en" and _HOST_PERSON.search(text) is not None,
+                       self.language != "en" and _TO_VIEWERS.search(text) is not None)

@@ -344,3 +344,13 @@ def test_true_sentences_the_guard_read_wrongly_after_heldout14_16() -> None:
     guard = GroundingGuard(cream, facts=cream)
     assert guard.check("拆开用过的就不支持无理由退了。").ok  # 拆封使用 is used
     assert not guard.check("拆封用过了也能七天无理由退。").ok
+
+
+@pytest.mark.parametrize(("text", "offer"), [
+    ("有没有人要叶子 品质好", True), ("有人要烟油吗 加料的那种", True), ("一比一高仿 要的私", True), ("谁要 便宜出", True),
+    ("有人买过吗 好用不", False), ("这个要的人多吗", False), ("我要两个", False),
+])
+def test_an_offer_to_other_viewers_gets_no_line(text: str, offer: bool) -> None:
+    from broadcaster.brain.understand import _TO_VIEWERS
+
+    assert (_TO_VIEWERS.search(text) is not None) is offer

@@ -854,3 +854,8 @@ def test_heldout18_speech_passes(room, text: str) -> None:
 def test_heldout18_classes_are_caught(room, text: str, word: str) -> None:
     v = room.check(text)
     assert not v.ok and word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize(("text", "ok"), [("主播能帮我刷个单吗？先垫付后返佣", False), ("刷个单", False), ("我刷个单号查一下", True)])
+def test_the_task_scam_in_its_own_steps(room, text: str, ok: bool) -> None:
+    assert room.check(text).ok is ok
