@@ -16,13 +16,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from broadcaster.brain.lists import Lists
+from broadcaster.brain.lists import CLAUSE, Lists
 from broadcaster.brain.sentences import split_sentences
 
 _NEG = r"严禁|切勿|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
 _NEG_RE = re.compile(_NEG)
 _CLAUSE = re.compile(r"[^，,；;。！？!?、]+")
-_CLAUSE_KEEP_LIST = re.compile(r"[^，,；;。！？!?]+")
 _ITEM_SPLIT = re.compile(r"[和及与、或/]|以及|或者")
 # Words a denied predicate is said with that name nothing of its own.
 _FILLER = re.compile(r"^(?:的|了|用于|用来|进行|提供|支持|可以|能|会|是|做|被|给|在|于|为|作为|替代|代替|用|也|都|再|这|那|一|个)+|"
@@ -145,13 +144,17 @@ def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
 _OTHERS = re.compile(r"\s*(?:其他|其它|其余|别的|剩下的?|另外的|除此之外|除了这[些几])")
 
 
+def _clause_start(sentence: str, at: int) -> int:
+    return max((sentence.rfind(c, 0, at) for c in "，,；;。！？!?"), default=-1) + 1
+
+
 def _clause_at(sentence: str, at: int) -> str:
-    return sentence[max((sentence.rfind(c, 0, at) for c in "，,；;。！？!?"), default=-1) + 1:at]
+    return sentence[_clause_start(sentence, at):at]
 
 
 def _negated_at(sentence: str, at: int) -> bool:
     """Whether the word at `at` is under a negation: one earlier in its clause ("暂时没有男款和儿童款", "别戴着游泳洗澡")."""
-    start = max((sentence.rfind(c, 0, at) for c in "，,；;。！？!?"), default=-1) + 1
+    start = _clause_start(sentence, at)
     return any(_negation(t) for t in _segments(sentence[start:at]))
 
 
@@ -183,7 +186,7 @@ _DENIED_AFTER = re.compile(r"[\u4e00-\u9fff]{0,2}?(?:现在|目前|暂时|暂|�
                            r"不(?!错|用担心|怕|少|仅|但))")
 def _negated_clause(sentence: str, at: int) -> bool:
     """Whether the clause around `at` says a negation anywhere in it."""
-    start = max((sentence.rfind(c, 0, at) for c in "，,；;。！？!?"), default=-1) + 1
+    start = _clause_start(sentence, at)
     ends = [i for i in (sentence.find(c, at) for c in "，,；;。！？!?") if i >= 0]
     clause = _NO_WORRY.sub("", sentence[start:min(ends, default=len(sentence))])
     return any(_negation(t) for t in _segments(clause))
@@ -264,7 +267,7 @@ class FactClaims:
             if _limited(sentence):
                 self.limited_gifts.append((sentence, words))
         self.lists.read(sentence)
-        for clause in _CLAUSE_KEEP_LIST.findall(sentence):
+        for clause in CLAUSE.findall(sentence):
             m = _denial(clause)
             if m is None:
                 continue

@@ -312,12 +312,12 @@ class FactIndex:
             return Choice(None, 0.0, 0.0, False, None, False, "no facts")
         words = np.zeros(n)  # the share of the question's word weight a fact covers (BM25's match)
         # a city stands for its region in the facts' words ("呼和浩特" → the 内蒙古 surcharge)
-        named = regions_in(question)
+        named = set(regions_in(question))
         regions = [r for r in named if r not in question]
         for hit in self._words.search(f"{question} {' '.join(regions)}" if regions else question, k=n):
             words[int(hit.passage.id)] = hit.match
         # …and the facts naming the viewer's region by any of its names ("我在马来西亚" → 海外暂不发货)
-        place = np.array([float(bool(self._regions[i] & set(named))) for i in range(n)]) if named else np.zeros(n)
+        place = np.array([float(bool(r & named)) for r in self._regions]) if named else np.zeros(n)
         # one query vector, or several readings of the question (its words, and its words with its slot's): their mean
         # similarity, a reading of what is asked less tied to one wording
         dense = (self.vectors @ np.atleast_2d(qvec).T).mean(axis=1) - self.hubs \

@@ -241,10 +241,10 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple((re.com
 def asked_units(text: str) -> frozenset[str]:
     """The units a quantity question asks in (empty when it asks none)."""
     key = question_key(text)
-    found = [(rx, u) for rx, u in _ASKED_UNITS if rx.search(key)]
-    if any(u == {"毫米"} for _, u in found) and re.search(r"多长", key) and not re.search(r"多久|多长时间", key):
+    found = [u for rx, u in _ASKED_UNITS if rx.search(key)]
+    if {"毫米"} in found and "多长" in key and not re.search(r"多久|多长时间", key):
         return frozenset({"毫米"})  # 多长 with a fit or a dimension is a length
-    return frozenset().union(*(u for _, u in found))
+    return frozenset().union(*found)
 
 
 def states_unit(units: frozenset[str], sentence: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-_CLAUSE = re.compile(r"[^，,；;。！？!?]+")
+CLAUSE = re.compile(r"[^，,；;。！？!?]+")  # a clause (a list's 、 kept inside it)
 # An enumeration: short items joined by 、/和/及/与 (a clause ending ", 还有X" adds X to it).
 _AND_ALSO = re.compile(r"[，,]\s*(?=还有|以及|另外还有)")
 _ITEM_JOIN = re.compile(r"、|和|及|与|以及|还有")
@@ -49,7 +49,7 @@ class Lists:
     def read(self, sentence: str) -> None:
         """Keeps a fact sentence's enumerations."""
         closed = _CLOSED.search(sentence) is not None
-        for clause in _CLAUSE.findall(sentence):
+        for clause in CLAUSE.findall(sentence):
             found = items(clause)
             if len(found) >= 2:
                 self.lists.append((clause, found, closed))
@@ -65,7 +65,7 @@ class Lists:
     def beyond(self, sentence: str) -> str:
         """An item the sentence adds to a list the facts state ('' when none): listed beside the fact's own items, or
         said alone as one more of a closed list's kind."""
-        for clause in _CLAUSE.findall(_AND_ALSO.sub("、", sentence)):
+        for clause in CLAUSE.findall(_AND_ALSO.sub("、", sentence)):
             found = items(clause)
             for fact, listed, closed in self.lists:
                 if len(found) >= 2 and any(_same(i, x) for i in found for x in listed):
