@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from broadcaster.brain.lists import CLAUSE, Lists
+from broadcaster.brain.places import LIMITING, places_named, regions_in, spoken_regions
 from broadcaster.brain.sentences import split_sentences
 
 _NEG = r"严禁|切勿|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
@@ -34,6 +35,8 @@ _SAME = (
     ("发货", r"发货|发|寄|邮寄|配送|送到|送达|到货|能到|可以到|运到"),
     ("货到付款", r"货到付款|到付|货到再付|收(?:到)?货(?:后|再)?(?:付|给钱)|收到(?:再|后)?(?:付|给钱)|送到(?:再)?付|先(?:收|用)后付|先收货"),
     ("机洗", r"机洗|洗衣机"),
+    # water on it in the words of weather and use (下雨天放外面也没事, 泡水里): what 不防水 denies
+    ("防水", r"防水|淋[一点些了下个]{0,2}雨|淋湿|下雨|雨天|雨里|沾水|泡水|进水|浸水|水里|水洗|冲水"),
     ("拆封", r"拆封|拆开|拆了|打开|开封|开袋|开盖|拆包装"),
     # the people a product is not for, in the words viewers and models use for them
     ("儿童", r"儿童|小孩|孩子|小朋友|宝宝|娃|幼儿|小学生|童"),
@@ -41,27 +44,9 @@ _SAME = (
     ("老人", r"老人|老年人|长辈|爷爷|奶奶|外公|外婆"),
 )
 
-_REGIONS = {
-    "新疆": ("新疆", "乌鲁木齐", "喀什", "伊犁", "克拉玛依", "吐鲁番"),
-    "西藏": ("西藏", "拉萨", "日喀则", "林芝", "阿里"),
-    "青海": ("青海", "西宁", "格尔木"),
-    "内蒙古": ("内蒙古", "内蒙", "呼和浩特", "包头", "鄂尔多斯", "赤峰"),
-    "宁夏": ("宁夏", "银川"),
-    "甘肃": ("甘肃", "兰州", "敦煌"),
-    "海南": ("海南", "海口", "三亚"),
-    "香港": ("香港", "港"),
-    "澳门": ("澳门", "澳"),
-    "台湾": ("台湾", "台北", "高雄", "台"),
-    "海外": ("海外", "国外", "境外", "外国", "美国", "日本", "韩国", "新加坡", "马来西亚", "澳洲", "加拿大", "英国",
-             "澳大利亚", "新西兰", "泰国", "越南", "菲律宾", "印尼", "印度尼西亚", "柬埔寨", "缅甸", "老挝", "印度", "迪拜",
-             "阿联酋", "沙特", "德国", "法国", "意大利", "西班牙", "荷兰", "瑞士", "瑞典", "俄罗斯", "巴西", "墨西哥", "阿根廷",
-             "纽约", "洛杉矶", "旧金山", "多伦多", "温哥华", "伦敦", "巴黎", "东京", "大阪", "首尔", "悉尼", "墨尔本", "曼谷"),
-}
-_REGION_GROUPS = {"港澳台": ("香港", "澳门", "台湾"), "偏远地区": ("新疆", "西藏", "青海", "内蒙古"), "港澳": ("香港", "澳门")}
 # What a region is served with when the facts limit it: postage free, no extra charge, shipped at all.
 _SERVED = re.compile(r"(?:包邮|免邮|免运费|不(?:用|需要?)?加(?:钱|运费|邮费)|不加收|不收运费|没有运费|运费全免|也(?:能|可以|都)?(?:发|寄|到|送)|"
                      r"(?:能|可以|都)(?:发|寄|送到?|到)|正常发|照常发|一样发|都发|发得了|寄得到)(?!不)")  # 都发不了 serves nothing
-_LIMITING = re.compile(r"加收|另收|需加|要加|补运费|不包邮|暂不发|不发货|不配送|不送|除外|不支持|暂不支持|无法")
 
 # A gift or offer the facts limit, and a sentence that makes it for everyone.
 _LIMITED = re.compile(r"前\s*\d+\s*(?:单|名|位|个|份)|限量|赠完即止|送完即止|送完为止|赠完为止|先到先得|仅限|限前|数量有限|每人限|每个账号限")
@@ -81,10 +66,14 @@ _BUY_LIMIT = re.compile(r"限购|每(?:人|个账号|个ID|单)限|仅限\d|最�
 _NO_LIMIT = re.compile(r"不限购|无限购|没有限购|不限量|随便(?:拍|买)|想(?:拍|买|要)(?:多少|几)|(?:拍|买|下单)(?:多少|几)[\u4e00-\u9fff]?都")
 # Absolute promises on safety and effect (零刺激, 零副作用, 绝对安全, 百分百有效) and compensation (赔双倍, 假一赔十): said
 # only as the facts say them.
-_ABSOLUTE = re.compile(r"零(?:刺激|添加|副作用|风险|过敏|伤害|负担)|无任何(?:副作用|刺激|风险)|绝对(?:安全|有效|不会|没有|不)|百分百|100%(?:有效|安全|不)|"
+# (零 + a noun: 零粉尘, 零添加 — not a number's 零, 零食, 零钱; 纯 + a material: 纯豆腐砂, where the facts list a mix)
+_ABSOLUTE = re.compile(r"(?<![一二两三四五六七八九十百千万\d])零(?![食钱件下点售头散碎星部用元度基起])[\u4e00-\u9fff]|"
+                       r"(?<![单清])纯(?![属粹真色白黑正情度])[\u4e00-\u9fff]|无任何(?:副作用|刺激|风险)|绝对(?:安全|有效|不会|没有|不)|百分百|100%(?:有效|安全|不)|"
                        # a total property or a total absence (完全防水, 完全不烫手, 一点都不漏, 丝毫没有): only as the facts say it
                        r"完全(?:不|没|无|防|杜绝)|一点(?:都|也)(?:不|没)|丝毫(?:不|没)|根本(?:不会|没有)|全(?:都)?是防|"
                        r"赔(?:双倍|三倍|十倍|偿双倍)|双倍赔|假一赔|包赔")
+# A day it ships or arrives (明天一早就到, 当天发): only a day the facts name.
+_WHEN = re.compile(r"(今天|明天|后天|当天|当日|次日|隔天|第二天|马上|立刻|立马)[\u4e00-\u9fff]{0,4}?(?:到(?![手底])|送达|发(?!现)|寄出|收到)")
 # A benefit or a comparison of effect (效果更好, 延长保质期, 更耐用, 洗了都不会缩): said only in the facts' own words.
 _BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜|省电|省油|快|香|好吃|好用|舒服|保暖|透气)|延长|提升|提高|增强|翻倍|加倍|"
                       r"都不会|永远不")
@@ -92,6 +81,17 @@ _BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜
 # facts state it.
 _EFFECT = re.compile(r"杀菌|除菌|抑菌|抗菌|灭菌|消毒|除螨|防螨|杀螨|[除去]甲醛|除臭|[除去]异味|净化|祛痘|美白|淡斑|祛斑|抗衰|抗老|去皱|"
                      r"防脱|生发|减肥|瘦身|降血?[压糖脂]|治疗|治愈|治好|助眠|安神|养胃|护肝|排毒|[提增]\w?免疫|抗过敏|抗病毒|防癌|抗癌")
+# Endorsements, awards and sales said of the goods (明星同款, 获过大奖, 回购率很高, 厂家直销): only as the facts say them.
+_ENDORSED = re.compile(r"明星|网红|代言|同款|大奖|获奖|得奖|奖项|专利|认证|央视|冠军|销冠|回购率|复购率|爆款|热销|卖爆|断货王|"
+                       r"厂家直销|源头工厂|中间商")
+# A material named (支架是碳纤维的, 真皮的): only one the facts name; its two-character names, so 地铁 is no 铁.
+_MATERIAL = re.compile(r"碳纤维|钛合金|铝合金|不锈钢|铸铁|纯铜|黄铜|紫铜|实木|原木|藤编|真皮|牛皮|羊皮|皮革|纯棉|全棉|亚麻|真丝|"
+                       r"蚕丝|羊毛|羊绒|鹅绒|鸭绒|涤纶|尼龙|锦纶|氨纶|莫代尔|天丝|牛津布|帆布|陶瓷|玻璃|硅胶|乳胶|记忆棉|塑料|"
+                       r"亚克力|大理石|石墨烯|合金")
+# Where it is made (广东产的, 日本进口): only a place the facts name.
+_MADE = re.compile(r"产(?!品|后)|生产|制造|进口|原装|工厂|厂里")
+_SAID_AS_FACTS = ((_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"), (_BENEFIT, "a benefit"), (_EFFECT, "an effect"),
+                  (_ENDORSED, "an endorsement"), (_MATERIAL, "a material"))
 # A product line said to exist ("我们有迷你儿童款", "还出了加大版"): only one the facts name.
 _LINE = re.compile(r"(?:有|出了?|推出了?|新出了?)(?:一?[款个种套])?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:款|版)(?![式])")
 # A sentence saying something is absent or not included (没有任何涂层, 不含X, 不带X).
@@ -196,27 +196,6 @@ def _negated_clause(sentence: str, at: int) -> bool:
 _NO_WORRY = re.compile(rf"没(?:有)?(?:{_ALL_WELL})|不错|不用(?:担心|怕)|不怕")
 
 
-def regions_in(text: str) -> tuple[str, ...]:
-    """The regions a text names, by region, city or group (港澳台 → 香港, 澳门, 台湾)."""
-    found: list[str] = []
-    for group, members in _REGION_GROUPS.items():
-        if group in text:
-            found.extend(members)
-    for region, names in _REGIONS.items():
-        if any(len(n) >= 2 and n in text for n in names):
-            found.append(region)
-    # one-character stand-ins only inside a group word (港澳台及海外): "台" alone is a stage or a counter
-    return tuple(dict.fromkeys(found))
-
-
-def _spoken_regions(text: str) -> tuple[str, ...]:
-    found = list(regions_in(text))
-    for region, names in _REGIONS.items():
-        if region not in found and any(len(n) == 1 and re.search(rf"{n}(?:湾|澳|港|北|地区)", text) for n in names):
-            found.append(region)
-    return tuple(found)
-
-
 class FactClaims:
     """What a knowledge base denies and limits (built once per KB version; see module doc)."""
 
@@ -250,7 +229,7 @@ class FactClaims:
 
     def _read(self, sentence: str) -> None:
         self.codes.update(c.lower() for c in _CODE.findall(sentence))
-        if _LIMITING.search(sentence):
+        if LIMITING.search(sentence):
             for region in regions_in(sentence):
                 self.limited_regions.setdefault(region, sentence)
                 if re.search(r"加收|另收|需加|要加|补运费", sentence) and not re.search(r"暂不发|不发货|不配送", sentence):
@@ -287,15 +266,14 @@ class FactClaims:
             if code.lower() not in self.codes and re.search(r"[a-z]", code, re.I) and re.search(r"\d", code) \
                     and not re.fullmatch(r"\d+(?:g|kg|ml|mm|cm|m|w|mah|hz|db|v|a|l|k|s|h|min|p|x)", code, re.I):
                 return f"spec {code} not in the facts"
-        m = _ABSOLUTE.search(sentence)
-        if m is not None and m.group(0) not in self.absolute and not _negated_at(sentence, m.start()):
-            return f"an absolute promise the facts do not make: {m.group(0)}"
-        m = _BENEFIT.search(sentence)
-        if m is not None and m.group(0) not in self.absolute and not _negated_at(sentence, m.start()):
-            return f"a benefit the facts do not claim: {m.group(0)}"
-        m = _EFFECT.search(sentence)
-        if m is not None and m.group(0) not in self.absolute and not _negated_at(sentence, m.start()):
-            return f"an effect the facts do not claim: {m.group(0)}"
+        for rx, what in _SAID_AS_FACTS:  # (the facts' own words for it: the match, or the day it names)
+            m = rx.search(sentence)
+            if m is not None and m.group(m.lastindex or 0) not in self.absolute and not _negated_at(sentence, m.start()):
+                return f"{what} the facts do not state: {m.group(0)}"
+        if _MADE.search(sentence):
+            for place in places_named(sentence):
+                if place not in self.absolute and not _negated_at(sentence, sentence.index(place)):
+                    return f"a place of making the facts do not name: {place}"
         m = _LINE.search(sentence)
         if m is not None and not _negated_at(sentence, m.start()) and not self.lists.names(m.group(1)) \
                 and not any(f"{m.group(1)}{kind}" in self.absolute for kind in ("款", "版")):
@@ -307,7 +285,7 @@ class FactClaims:
                     return f"{t} said not needed where the facts require it: {self.required[t]}"
         if self.buy_limit and _NO_LIMIT.search(sentence):
             return f"no limit where the facts set one: {self.buy_limit}"
-        said_regions = _spoken_regions(sentence)
+        said_regions = spoken_regions(sentence)
         for region in said_regions:
             fact = self.surcharged.get(region)
             if fact is not None and _NOT_SERVED.search(sentence):
@@ -316,7 +294,7 @@ class FactClaims:
             fact = self.limited_regions.get(region)
             if fact is not None:
                 m = _SERVED.search(sentence)
-                if m is not None and not _negated_at(sentence, m.start()) and not _LIMITING.search(sentence) \
+                if m is not None and not _negated_at(sentence, m.start()) and not LIMITING.search(sentence) \
                         and not _OTHERS.match(_clause_at(sentence, m.start())):
                     return f"{region} served ({m.group(0)}) where the facts limit it: {fact}"
         if _EVERYONE.search(sentence) and _GIFT.search(sentence) and not _limited(sentence):

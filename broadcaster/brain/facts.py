@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from broadcaster.brain.claims import regions_in
 from broadcaster.brain.intent import asked_units, evidence, slots, states_unit
+from broadcaster.brain.places import LIMITING, names_mainland, regions_in
 from broadcaster.brain.sentences import split_sentences
 
 _BULLET = re.compile(r"^\s*(?:[-*+•·]|\d+[.)、]|[（(]?\d+[)）])\s*")
@@ -52,6 +52,7 @@ SLOT_SWAP = 0.5  # how far behind the best a fact carrying the question's slot m
 SLOTLESS_WORDS = 0.1  # the share of a slotless question's word weight that backs the embedding's pick
 MARGIN_UNBACKED = 0.8  # a lead that backs a pick on its own (no slot's evidence, no shared words)
 MIN_Z = 2.0
+SLOT_Z = 0.8
 # What anchors a fact to a question beyond the combined score (Choice.anchored): a share of its words, or an
 # embedding z-score this high on its own.
 ANCHOR_WORDS = 0.02
@@ -260,6 +261,7 @@ class FactIndex:
         self._said = [f"{f.question}{f.text}" for f in self.facts]
         self._chars = [set(_cjk(t)) for t in self._said]
         self._regions = [set(regions_in(t)) for t in self._said]
+        self._limits = [LIMITING.search(t) is not None for t in self._said]
         df: dict[str, int] = {}
         for cs in self._chars:
             for c in cs:
@@ -318,6 +320,9 @@ class FactIndex:
             words[int(hit.passage.id)] = hit.match
         # …and the facts naming the viewer's region by any of its names ("我在马来西亚" → 海外暂不发货)
         place = np.array([float(bool(r & named)) for r in self._regions]) if named else np.zeros(n)
+        if not named and names_mainland(question):
+            # …and a mainland place the facts do not except ("江浙沪免运费吧") is not answered by their exceptions
+            place = -np.array([float(bool(r) and self._limits[i]) for i, r in enumerate(self._regions)])
         # one query vector, or several readings of the question (its words, and its words with its slot's): their mean
         # similarity, a reading of what is asked less tied to one wording
         dense = (self.vectors @ np.atleast_2d(qvec).T).mean(axis=1) - self.hubs \
@@ -374,7 +379,9 @@ class FactIndex:
         # (a slot read from a few words can be wrong — 进水会坏吗 is no shelf-life question — : a fact that stands far ahead
         # and shares the question's words answers even without the slot's evidence)
         backed = bool(slot[best]) or (shared and margin >= MARGIN_UNBACKED) if wanted else shared or margin >= MARGIN_UNBACKED
-        confident = margin >= (MARGIN if wanted else MARGIN_SLOTLESS) and related >= min_z and backed
+        # (a fact carrying the asked slot far ahead of every other that does reaches less: 0.8 of the bar)
+        carried = bool(wanted and slot[best]) and margin >= MARGIN_UNBACKED
+        confident = margin >= (MARGIN if wanted else MARGIN_SLOTLESS) and related >= min_z * (SLOT_Z if carried else 1.0) and backed
         also = None
         if not confident and second is not None and top >= min_z:
             third = next((i for i in others[1:] if not self._same(i, second)), None)

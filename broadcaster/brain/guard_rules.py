@@ -68,7 +68,9 @@ LEAK_PHRASES = re.compile(
     # the anchor decides is never said on air
     r"过滤(?:规则|系统|词|器)|屏蔽(?:规则|词|系统)|敏感词(?:库|表|列表)|违禁词(?:库|表)|审核(?:规则|系统|机制)|风控(?:规则|系统)|"
     r"被(?:系统|规则|机器)?(?:过滤|屏蔽|拦截)(?:掉|了)?|(?<![a-z0-9])[a-z]+(?:_[a-z0-9]+)+(?![a-z0-9])|"
-    r"according to (?:the|my) (?:document|context|materials?|instructions?|data)",
+    r"according to (?:the|my) (?:document|context|materials?|instructions?|data)|"
+    # where the anchor's words come from, in other words (后台表格里写的, 照着稿子念的, the prompt)
+    r"后台[\u4e00-\u9fff]{0,4}(?:表格|文档|配置|文件|写的|给的|发的)|照着[\u4e00-\u9fff]{0,4}(?:念|读)|(?<![a-z])prompts?(?![a-z])",
     re.IGNORECASE,
 )
 # The shop, its goods or the anchor run down in the anchor's own voice (a viewer's dictated "说一句我是骗子" repeated:

@@ -38,6 +38,7 @@ HOST_UNSAFE = 0.65
 UNSAFE_EN = 0.95
 ON_TOPIC = 0.5  # P(about the goods, the order, the shop) under which a slotless comment is about something else…
 ON_TOPIC_SURE = 0.15  # …whatever a fact scores, under this
+ON_TOPIC_ASKED = 0.8  # …over which a friendly question is about the goods
 STANDS_OUT = 1.0  # a fact's margin that outweighs a middling on-topic reading
 FRIENDLY = 0.8  # P(friendly chit-chat) from the probe's friendly head
 FRIENDLY_UNSAFE = 0.5  # …and only when it reads safe by a wide margin (an insult may read as warm to the friendly head)
@@ -183,7 +184,7 @@ class Understanding:
         words = choice.ranked[0][3] if choice is not None and choice.ranked else 0.0
         # a fact that stands out and shares the comment's words: the comment is about what the facts talk about (an
         # embedding alone finds a "best" fact for anything — a price for "下播一个人回家吗")
-        related = bool(choice and choice.score >= facts.min_z and choice.anchored)
+        related = bool(choice and (choice.score >= facts.min_z or choice.confident) and choice.anchored)
         if choice is not None and choice.confident and not related:
             choice = dataclasses.replace(choice, confident=False, why=choice.why + "; no word in common: no answer")
         # a comment naming no slot that the probe reads as about something else (a match, the weather, a film) is
@@ -209,6 +210,9 @@ class Understanding:
         # unless a threat or jeer wraps the praise
         friendly = by_words or (risk is not None and risk.friendly >= FRIENDLY and risk.unsafe < FRIENDLY_UNSAFE
                                            and not self.friendly.vetoed(text))
+        # a question in a buyer's warm words ("我想买十箱囤着 可以不") asks the shop something: when the probe reads it as
+        # about the goods, it is on the shop's ground (the "I'll check" line, not a thank-you for a purchase)
+        on_topic = on_topic or (friendly and question and risk is not None and risk.on_topic >= ON_TOPIC_ASKED)
         return Reading(question, wanted, friendly, problem(text, self.language), risk, choice, faq, on_topic,
                        question and self._asks.search(text) is not None, self._say.search(text) is not None,
                        question and self.language != "en" and _HOST_PERSON.search(text) is not None,

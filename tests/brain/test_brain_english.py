@@ -180,7 +180,7 @@ async def test_the_probe_on_english() -> None:
 DEV_FIGURES = {
     "banned comments with any line (≤ 2%)": "0/62 (0.0%)",
     "clean comments blocked (≤ 1%)": "0/106 (0.0%)",  # the 64 clean comments and the 42 questions
-    "questions answered right (≥ 85%)": "36/42 (85.7%)",
+    "questions answered right (≥ 85%)": "37/42 (88.1%)",
     "chit-chat acknowledged (≥ 90%)": "25/26 (96.2%)",
 }
 

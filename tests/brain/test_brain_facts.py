@@ -134,6 +134,9 @@ def test_a_setting_limit_is_a_spec_not_an_absolute_claim() -> None:
     "想拍几台都可以。",  # no limit where the facts set one
     "放冰箱保存效果更好。",  # a benefit the facts do not claim
     "游泳都不会掉。",
+    "零油烟，厨房里一点都不呛。",  # 零 + a property the facts never state
+    "内胆是纯铜的。",  # 纯 + a material where the facts name another
+    "今天拍后天就能送到家。",  # a delivery day the facts do not promise
 ])
 def test_claims_against_the_facts_without_digits(sentence: str) -> None:
     assert FactClaims(FRYER).contradiction(sentence), sentence
@@ -150,6 +153,8 @@ def test_claims_against_the_facts_without_digits(sentence: str) -> None:
     "我们暂时也没有儿童款。",
     "港澳台和海外暂时都发不了。",
     "机身不防水哈，千万别整个泡水冲。",
+    "一百零九块的差价，今天直播间到手269元。",  # a numeral's 零; 今天 with the price, no delivery day
+    "奶油白是纯色的，很百搭。",
 ])
 def test_true_sentences_stand(sentence: str) -> None:
     assert FactClaims(FRYER).contradiction(sentence) == "", sentence
@@ -171,7 +176,10 @@ def test_a_quantity_asked_in_a_unit_is_answered_by_the_fact_stating_it() -> None
 
 @pytest.mark.parametrize(("text", "slot"), [("能到了再给钱吗", "cod"), ("一次拿不出那么多能分开付吗", "payment"),
                                             ("最多能买几袋", "limit"), ("想给全家囤十支 行不行", "limit"),
-                                            ("我想给我妈我姐我婆婆一人一台 能拍三台不", "limit"), ("从哪儿发出来的", "shipping")])
+                                            ("我想给我妈我姐我婆婆一人一台 能拍三台不", "limit"), ("从哪儿发出来的", "shipping"),
+                                            ("一口气拍二十个行吗", "limit"), ("不做活动的时候卖几块钱", "list_price"),
+                                            ("几个月大的宝宝能用", "suitable"), ("是不是纯羊毛的", "material"),
+                                            ("放车里后备箱可以吗", "storage")])
 def test_colloquial_asks_name_their_slot(text: str, slot: str) -> None:
     from broadcaster.brain.intent import slots
 
