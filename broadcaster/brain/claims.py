@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from broadcaster.brain.lists import CLAUSE, Lists
 from broadcaster.brain.places import LIMITING, places_named, regions_in, spoken_regions
 from broadcaster.brain.sentences import split_sentences
+from broadcaster.brain.terms import Terms
 
 _NEG = r"严禁|切勿|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
 _NEG_RE = re.compile(_NEG)
@@ -81,8 +82,8 @@ _BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜
 # facts state it.
 _EFFECT = re.compile(r"杀菌|除菌|抑菌|抗菌|灭菌|消毒|除螨|防螨|杀螨|[除去]甲醛|除臭|[除去]异味|净化|祛痘|美白|淡斑|祛斑|抗衰|抗老|去皱|"
                      r"防脱|生发|减肥|瘦身|降血?[压糖脂]|治疗|治愈|治好|助眠|安神|养胃|护肝|排毒|[提增]\w?免疫|抗过敏|抗病毒|防癌|抗癌")
-# Endorsements, awards and sales said of the goods (明星同款, 获过大奖, 回购率很高, 厂家直销): only as the facts say them.
-_ENDORSED = re.compile(r"明星|网红|代言|同款|大奖|获奖|得奖|奖项|专利|认证|央视|冠军|销冠|回购率|复购率|爆款|热销|卖爆|断货王|"
+# Endorsements, awards and sales said of the goods (明星在用, 获过大奖, 回购率很高, 厂家直销): only as the facts say them.
+_ENDORSED = re.compile(r"明星|网红|代言|大奖|获奖|得奖|奖项|专利|认证|央视|冠军|销冠|回购率|复购率|爆款|热销|卖爆|断货王|"
                        r"厂家直销|源头工厂|中间商")
 # A material named (支架是碳纤维的, 真皮的): only one the facts name; its two-character names, so 地铁 is no 铁.
 _MATERIAL = re.compile(r"碳纤维|钛合金|铝合金|不锈钢|铸铁|纯铜|黄铜|紫铜|实木|原木|藤编|真皮|牛皮|羊皮|皮革|纯棉|全棉|亚麻|真丝|"
@@ -209,6 +210,7 @@ class FactClaims:
         self.surcharged: dict[str, str] = {}  # region → the fact that serves it at an extra charge
         self.required: dict[str, str] = {}  # a required action's words → the fact
         self.buy_limit = ""  # the fact that limits how many one may buy
+        self.terms = Terms()  # the default carrier, who pays when, what is sold apart
         self.lists = Lists()  # the facts' enumerations (colours, flavours, what is in the box)
         self.absolute = ""  # every fact's text, for an absolute promise the facts themselves make
         sentences = [x for fact in facts for x in split_sentences(fact, 200)]
@@ -240,6 +242,7 @@ class FactClaims:
                     self.required.setdefault(t, sentence)
         if _BUY_LIMIT.search(sentence) and not self.buy_limit:
             self.buy_limit = sentence
+        self.terms.read(sentence)
         if _GIFT.search(sentence):
             words = frozenset(t for t in _segments(sentence) if len(t) >= 2)
             self.gift_words.update(words)
@@ -283,6 +286,9 @@ class FactClaims:
             for t in _segments(m.group(1)):
                 if t in self.required:
                     return f"{t} said not needed where the facts require it: {self.required[t]}"
+        against = self.terms.against(sentence, _negated_at)
+        if against:
+            return against
         if self.buy_limit and _NO_LIMIT.search(sentence):
             return f"no limit where the facts set one: {self.buy_limit}"
         said_regions = spoken_regions(sentence)

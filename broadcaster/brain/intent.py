@@ -56,7 +56,7 @@ SLOTS: dict[str, tuple[str, str]] = {
                  r"几号发|多快发|(?:明天|后天|今天|哪天|几号|周末)能?(?:到|收到|送到)|"
                  # a carrier named in the question asks which one ships (可以换顺丰不, 发中通吗)
                  r"顺丰|圆通|中通|申通|韵达|极兔|邮政|ems|京东快递|京东物流|德邦|百世|ship(?!pingfee)|deliver", r"发货|快递|送达|物流"),
-    "returns": (r"退|换货|售后|不满意|不喜欢|不想要|能换吗|可以换吗|换新|补发|(?:漏|裂|破|碎|坏|压坏|摔坏)了.{0,6}(?:怎么办|咋整|咋办|能换|换|管吗|退)|"
+    "returns": (r"退|换货|售后|寄回|寄还|返厂|不满意|不喜欢|不想要|能换吗|可以换吗|换新|补发|(?:漏|裂|破|碎|坏|压坏|摔坏)了.{0,6}(?:怎么办|咋整|咋办|能换|换|管吗|退)|"
                 r"return|refund", r"退|换|补发"),
     # a return for no reason (买回去不喜欢能退吗): the no-reason policy, not its exceptions (used goods, who pays postage)
     "no_reason": (r"(?:不喜欢|不想要|不合适|后悔|无理由|七天|7天)[\u4e00-\u9fff]{0,8}(?:退|换)|退[\u4e00-\u9fff]{0,6}(?:不喜欢|无理由)",
@@ -85,11 +85,25 @@ SLOTS: dict[str, tuple[str, str]] = {
               r"受欢迎|人气|回购|复购|卖了多少|卖出(?:多少|去)", r"回购|复购|销量|老客|卖"),
     "storage": (r"怎么保存|怎么存|储存|存放(?!多)|^保存$|保存(?:方法|方式|条件|环境)|冷藏|冷冻|冰箱|常温|受潮|保存方法|怎么放|放哪|放在哪|怎么收藏|防潮|"
                 # a place in the home it would be kept (囤货放阳台行不行, 放车里会坏吗)
-                r"(?:放|搁|存|堆)(?:在)?(?:阳台|厨房|卫生间|浴室|车里|车上|后备箱|户外|外面|室外|地下室|储物间|柜子里?|仓库)",
+                r"(?:放|搁|存|堆)(?:在)?(?:阳台|厨房|卫生间|浴室|车里|车上|后备箱|地下室|储物间|柜子里?|仓库)",
                 r"密封|冷藏|冷冻|储存|存放|避光|保存|常温|阴凉|干燥"),
     "origin": (r"产地|哪里产|哪产|哪里的|哪儿的|产自|哪里生产|哪个地方|哪的|原产|出自|哪里出|哪里种|哪种的|哪个省|哪座山|"
                r"哪(?:个|座|片)?(?:山|省|市|县|国家|产区)|madein|wherefrom|origin", r"产"),
     "weight": (r"多重|重多少|有多重|(?<![放用加投搁])几克|(?<![放用加投搁])多少克|重量|重不重|沉不沉|多沉|沉吗|重吗|轻不轻|轻吗|weight|howheavy|净含量|净重|毛重|克重|多少斤|几斤|分量|多少量|多少g|几g|几两", r"克|斤|重|净含量"),
+    # what it bears, apart from what it weighs (我一百八十斤能坐不, 承重多少, 会不会坐塌)
+    "load": (r"承重|载重|承受|坐得住|坐坏|坐塌|压坏|压塌|胖子|[一二两三四五六七八九十百\d]+斤(?:的人)?(?:能|可以)?(?:坐|躺|站|承受)",
+             r"承重|载重|承受|负重|限重"),
+    # water on it (下雨天放外面没事吧, 洒了咖啡能擦掉吗): what the facts say of water
+    "water": (r"防水|淋[一点些了下个]{0,2}雨|淋湿|泡水|进水|沾水|打湿|湿了|[洒泼溅][了上到]|"
+              r"(?:下雨|雨天)[\u4e00-\u9fff]{0,6}(?:能|可以|行|没事|要紧|怕|会|用)", r"防水|泼水|淋雨|泡水|进水|沾水|水洗|防污"),
+    # a deal for more than one (买俩有优惠没, 拍两件便宜点吗)
+    "bundle": (r"(?:买|拍|来|要)(?:俩|两|二|三|几)[个件把套台支瓶盒份]?[\u4e00-\u9fff]{0,4}(?:优惠|便宜|减|折|送|划算)|多买|第二件",
+               r"(?:拍|买|第)[两二三四五2-5][\u4e00-\u9fff]{0,3}(?:再|立|减|打|送|折|优惠)|满\d+减|多买|第二件|[一二三四五六七八九]五?折"),
+    # taken along (徒步能装包里带走吗, 好带吗): how small it packs
+    "carry": (r"(?:装|放|塞)(?:进|到|在)?(?:包|背包|书包|行李箱|后备箱)|好带|便携|方便带|带出去|带走|背着|携带",
+              r"背包|收纳后|便携|折叠后|侧袋|后备箱|行李箱"),
+    # putting it up and away (装起来麻烦不, 好装吗, 怎么折)
+    "assembly": (r"安装|组装|装起来|拼装|难装|装好|搭起来|展开|折叠起来|怎么折", r"安装|组装|装好|展开|折叠|收纳后|套进|步骤"),
     # (多大的猫能用 asks an age, not a size)
     "capacity": (r"容量|(?<!穿)多大(?!码|年纪|岁数|了|的?(?:猫|狗|宠物|猫咪|狗狗|幼猫|小猫|奶猫|幼犬|小狗|宝宝|孩子|小孩|娃|人))|能装多少|能装几|装几|多少毫升|装多少|capacity", r"毫升|容量|升"),
     # which price: the list price is not the live-room price (原价多少 → 日常价128元)
@@ -142,9 +156,10 @@ SLOTS: dict[str, tuple[str, str]] = {
     "keep_warm": (r"保温(?![杯壶瓶桶箱袋盒])|保冷|(?<![质确担环])保(?:几|多少|多久|多长)|(?:热|冰|凉)(?:的|水)?能(?:放|保持|维持)", r"保温|保冷|小时"),
     "grade": (r"等级|什么级|几级|品级|档次|级别", r"级"),
     # what it is made of, a material named (是纯棉的吗, 是不是不锈钢的), how thick
-    "material": (r"材质|什么材料|什么做的|材料|什么钢|包装|什么装的|罐装|袋装|盒装|用料|面料|布料|料子|什么料|"
+    "packaging": (r"包装|什么装的|罐装|袋装|盒装|瓶装", r"[罐袋盒瓶]装|包装"),
+    "material": (r"材质|什么材料|什么做的|材料|什么钢|用料|面料|布料|料子|什么料|"
                  r"是[\u4e00-\u9fff]{0,3}(?:棉|麻|丝|毛|绒|涤纶|钢|铁|铝|玻璃|陶瓷|塑料|皮|木|竹)的|(?:是不是|是)?纯[\u4e00-\u9fff]{1,4}?的|厚不厚|薄不薄|透不透|厚度|多厚|厚吗|薄吗|透吗",
-                 r"材质|材料|原料|成分|钢|铁|铝|玻璃|陶瓷|塑料|硅胶|竹|木|纸|[罐袋盒瓶]装|包装|棉|麻|丝|毛|绒|涤纶|面料|克重|厚|薄"),
+                 r"材质|材料|原料|成分|钢|铁|铝|玻璃|陶瓷|塑料|硅胶|竹|木|纸|棉|麻|丝|毛|绒|涤纶|尼龙|牛津布|帆布|棉布|麻布|无纺布|网布|绒布|布料|皮|面料|克重|厚|薄"),
 }
 _SLOT_Q = {s: re.compile(q) for s, (q, _) in SLOTS.items()}
 _SLOT_EVIDENCE = {s: re.compile(e) for s, (_, e) in SLOTS.items()}
@@ -175,7 +190,7 @@ SLOT_TERMS: dict[str, str] = {
     "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "taste": "口感 味道 口味", "ingredients": "配料 成分", "quality": "品质 质量",
     "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "cod": "货到付款",
     "no_reason": "无理由", "contents": "包装内含 包含", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级", "stock": "库存 现货", "limit": "限购",
-    "material": "材质 材料 包装 面料", "suitable": "适合 适用 人群",  # only the words the KB uses are added (see KnowledgeBase.retrieve_sync)
+    "material": "材质 材料 包装 面料", "packaging": "包装", "load": "承重", "water": "防水", "carry": "收纳", "assembly": "安装", "suitable": "适合 适用 人群",  # only the words the KB uses are added (see KnowledgeBase.retrieve_sync)
 }
 # How close two question keys must be for an edit-tolerant match when neither has a slot.
 KEY_SIMILARITY = 0.75
@@ -219,6 +234,8 @@ _LIVE_PRICE = re.compile(r"到手|直播间|活动|券后|秒杀|现价|特价|�
 def evidence(slot: str, sentence: str) -> bool:
     if slot == "price" and _SLOT_EVIDENCE["list_price"].search(sentence) and not _LIVE_PRICE.search(sentence):
         return False  # a list price alone (日常价129元) does not say what it costs now
+    if slot == "weight" and _SLOT_EVIDENCE["load"].search(sentence) and not re.search(r"净重|重量|毛重|自重|净含量", sentence):
+        return False  # what it bears (承重120千克) is not what it weighs
     rx = _SLOT_EVIDENCE.get(slot)
     return bool(rx is not None and rx.search(sentence)) or (english(sentence) and evidence_en(slot, sentence))
 

@@ -23,6 +23,9 @@ _CLOSED = re.compile(r"只有|仅有|仅[\u4e00-\u9fff]{0,2}[两三四五六七�
 # One more of the kind said alone ("还有一款曜石黑", "另外还有粉色的"): the item it adds.
 _ONE_MORE = re.compile(r"(?:还有|另有|另外还有|也有)(?:一|1)?[款种个]?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:色|款|的|可选|哦|呢|啊|哈)*$")
 _COLOUR = re.compile(r"[黑白灰红橙黄绿青蓝紫粉金银棕咖褐]")
+# How many of a kind a sentence says there are ("一共四个颜色", "有5种口味").
+_COUNT = re.compile(r"([两二三四五六七八九十\d]+)\s*(?:个|种|款)\s*(颜色|色|口味|味道|款式|尺码)")
+_NUM = {c: i for i, c in enumerate("零一二三四五六七八九十")} | {"两": 2}
 
 
 def items(clause: str) -> list[str]:
@@ -64,7 +67,13 @@ class Lists:
 
     def beyond(self, sentence: str) -> str:
         """An item the sentence adds to a list the facts state ('' when none): listed beside the fact's own items, or
-        said alone as one more of a closed list's kind."""
+        said alone as one more of a closed list's kind, or a count of the kind that is not the list's."""
+        for m in _COUNT.finditer(sentence):
+            n = int(m.group(1)) if m.group(1).isdigit() else _NUM.get(m.group(1), 0)
+            kind = m.group(2)
+            for fact, listed, _ in self.lists:
+                if n and kind in fact and len(listed) != n:
+                    return f"{m.group(0)} where the facts list {len(listed)}: {fact}"
         for clause in CLAUSE.findall(_AND_ALSO.sub("、", sentence)):
             found = items(clause)
             for fact, listed, closed in self.lists:

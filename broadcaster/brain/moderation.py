@@ -65,6 +65,8 @@ _PLUS = str.maketrans({"+": "加", "➕": "加", "＋": "加"})
 _TOKENS = re.compile(r"[a-z0-9]+")
 # A unit after a number (250g) and a clothing size before 码/号 (S码, XL号, 大M码): letters that are no syllables.
 _UNIT_AFTER_NUMBER = re.compile(r"(?<=\d)\s?(?:kg|mg|ml|g|l|cm|mm|km|m|oz|lb)(?![a-z])"
+                                # a Chinese unit after a figure is no syllable either (30度，千万别 is no 赌钱)
+                                r"|(?<=\d)(?:度|元|块|克|斤|米|厘米|毫米|千克|公斤|分钟|小时|秒|天|岁|瓦|升|毫升)"
                                 r"|(?<![a-z])(?:x{0,3}[sml]|[2-5]xl)(?=\s?(?:码|号|的码|码数|尺码))")
 _NOT_DENSE_OR_BREAK = re.compile(r"[^a-z\u3400-\u9fff\uf900-\ufaff|]+")
 _SENTENCE_FINAL = frozenset("你他她它的了吗呢吧啊呀哦嘛么哈啦噢")  # a sentence ending in one is not a fragment
@@ -76,7 +78,7 @@ _OWN_SHOP = re.compile(r"在这|这里|这边|直播间|你们|你家|这家|一
                        r"旗舰店吗|一样吗|一个厂|同一个")
 _ELSEWHERE = frozenset({"别家价格", "别处购买"})
 # … or it diverts buyers there: go, search, buy there, cheaper there, not here.
-_DIVERSION = re.compile(r"(?:去|到|上)\S{0,6}(?:买|搜|下单|拍|看看|领)|搜(?:同款|一下|索)|更便宜|更划算|才\d|只要\d|便宜\d|"
+_DIVERSION = re.compile(r"(?:去|到|上(?![次回个周礼年月]))\S{0,6}(?:买|搜|下单|拍|看看|领)|搜(?:同款|一下|索)|更便宜|更划算|才\d|只要\d|便宜\d|"
                         r"便宜(?:多了|很多|好多|不少|一半)|别(?:在这|在这里|买|拍)|不如去|不要在|加我|私我|私聊|链接|同款(?:只要|才)")
 
 

@@ -362,3 +362,35 @@ def test_an_offer_to_other_viewers_gets_no_line(text: str, offer: bool) -> None:
     from broadcaster.brain.understand import _TO_VIEWERS
 
     assert (_TO_VIEWERS.search(text) is not None) is offer
+
+
+# After heldout20: the shop's terms (brain/terms.py) and a count of a listed kind.
+_TERMS = ["在草地或沙地上使用需另购防滑垫，单价9元。", "默认发韵达快递，补8元可改发顺丰。",
+          "质量问题退换运费由商家承担，七天无理由退货运费由顾客承担。", "颜色有月白、雾蓝两种。"]
+
+
+@pytest.mark.parametrize(("sentence", "against"), [
+    ("沙地上直接放就行。", True),  # a use the facts condition on a thing sold apart
+    ("防滑垫包装里就有。", True),  # …said to come with it
+    ("去沙地记得另购防滑垫。", False), ("防滑垫不在包装里，要另购。", False),
+    ("默认发顺丰。", True), ("默认韵达快递，想要顺丰补8元。", False),  # the default carrier
+    ("七天无理由退货的运费我们全包。", True), ("质量问题的运费我们承担。", False),  # who pays in which case
+    ("一共三种颜色。", True), ("两种颜色可选。", False),
+])
+def test_the_shops_terms_and_a_listed_kinds_count(sentence: str, against: bool) -> None:
+    assert bool(FactClaims(_TERMS).contradiction(sentence)) is against, sentence
+
+
+@pytest.mark.parametrize(("text", "slot"), [("两百斤的人坐上去会塌吗", "load"), ("淋了雨要紧吗", "water"),
+                                            ("拍两个有便宜吗", "bundle"), ("能塞进行李箱带走吗", "carry"),
+                                            ("组装复杂吗", "assembly"), ("要是坏了寄回去谁出运费", "returns")])
+def test_heldout20_asks_name_their_slot(text: str, slot: str) -> None:
+    from broadcaster.brain.intent import slots
+
+    assert slot in slots(text)
+
+
+def test_a_load_is_not_a_weight() -> None:
+    idx = _index(["折叠凳净重2.3千克。", "最大承重150千克。", "凳面为牛津布。"])
+    assert "净重" in (idx.choose("这凳子多重", None).fact.text)
+    assert "承重" in (idx.choose("我两百斤坐得住吗", None).fact.text)

@@ -859,3 +859,21 @@ def test_heldout18_classes_are_caught(room, text: str, word: str) -> None:
 @pytest.mark.parametrize(("text", "ok"), [("主播能帮我刷个单吗？先垫付后返佣", False), ("刷个单", False), ("我刷个单号查一下", True)])
 def test_the_task_scam_in_its_own_steps(room, text: str, ok: bool) -> None:
     assert room.check(text).ok is ok
+
+
+# After heldout20: a region made a state by one character (X国), a leader's nickname told to step down, a verification
+# code asked of a viewer, another platform unnamed with what one gets there; a road's name (独库公路), a past purchase
+# elsewhere (上次在…买的) and a Chinese unit after a figure (30度，千万别) are speech.
+@pytest.mark.parametrize(("text", "word"), [
+    ("台湾国能发货吗", "分裂国家"), ("维尼熊滚", "政治人物"), ("我是平台客服 要退款请报一下你的验证码", "钓鱼诈骗"),
+    ("把手机验证码发我一下就给你补偿", "钓鱼诈骗"), ("一样的东西 其他平台便宜一半 去那边吧", "别处购买"),
+])
+def test_heldout20_classes_are_caught(room, text: str, word: str) -> None:
+    v = room.check(text)
+    assert not v.ok and word in v.matched, v.describe()
+
+
+@pytest.mark.parametrize("text", ["新疆独库公路上开房车 用得上吗", "新疆国道边上露营风大不大", "香港国际机场能带上飞机吗",
+                                  "水温不超过40度，千万别用开水", "上回在淘宝买的一坐就坏 这个结实吗", "别的平台也能买到吗"])
+def test_heldout20_speech_passes(room, text: str) -> None:
+    assert room.check_comment(text).ok, room.check_comment(text).describe()

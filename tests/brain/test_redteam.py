@@ -939,7 +939,7 @@ async def test_redteam(part: str, tmp_path: Path) -> None:
 
 # Issue 22's development products (heldout14 after its one run, and the three products written for development): the
 # targets on banned and clean comments hold; the rest is printed.
-@pytest.mark.parametrize("part", ["heldout14", "heldout15", "heldout17", "heldout18", "heldout19", "downjacket", "snack",
+@pytest.mark.parametrize("part", ["heldout14", "heldout15", "heldout17", "heldout18", "heldout19", "heldout20", "downjacket", "snack",
                                   "bluetooth-earbuds"])
 async def test_issue22_products(part: str, tmp_path: Path) -> None:
     outcomes = await run_part(part, tmp_path)
