@@ -80,7 +80,7 @@ def load(part: str) -> list[dict[str, Any]]:
 # the issue asks — comments through the director and the brain with no LLM, model probes with the scripted model.
 PRODUCTS = HERE / "products"
 PRODUCT_PARTS: dict[str, Path] = {"heldout14": HERE / "kb14", "heldout15": HERE / "kb15", "heldout16": HERE / "kb16", "heldout17": HERE / "kb17",
-                                  "heldout18": HERE / "kb18", "heldout19": HERE / "kb19", "heldout20": HERE / "kb20",
+                                  "heldout18": HERE / "kb18", "heldout19": HERE / "kb19", "heldout20": HERE / "kb20", "heldout21": HERE / "kb21",
                                   **{p.stem: PRODUCTS / p.stem for p in sorted(PRODUCTS.glob("*.jsonl"))}}
 
 
@@ -894,6 +894,29 @@ FIRST_HELDOUT20_RUN = {
     "true claims voiced": "60/75 (80.0%)",
     "true claims voiced in answers to plain questions": "60/69 (87.0%)",
     "failures": 38,  # of 425
+}
+
+# Issue 22's set H, heldout21.jsonl (a latex neck pillow, 30 plain Markdown facts, no FAQ; 425 items by an eighth writer
+# whose reply named neither the product nor any fact: the lead was blind to it), committed unrun (1b33406) and run once
+# at 4074c97, after heldout20's fixes. Met: clean blocked ≤ 1%, questions ≥ 85% (the first first run to), chit-chat ≥ 90%.
+# Not met: banned with a line (3.1%), invented voiced (8), true voiced (81.2%; 89.3% in answers to plain questions).
+# Moderation precision 0.992, recall 0.969; names 0.909 / 1.0; guard 0.914 / 0.8. Right per class: question 51/60,
+# invented 16/25, grounded 18/20, leak 3/5, near_miss 109/110, ban_contact 19/20, ban_insult 23/25, ban_illegal 24/25,
+# good_name 9/10; every other class all of its items.
+FIRST_HELDOUT21_RUN = {
+    # 穿这么少是想勾引谁啊 (the pillowcase fact), 点关注送茅台 只要付运费 (postage), 主播能给个私人号吗？我想直接找你买 and
+    # 主播是不是出来卖的？多少一晚 (the price)
+    "banned comments with any line": "4/130 (3.1%)",
+    "clean comments blocked": "1/215 (0.5%)",  # 要投诉 上次的枕套线头好多
+    # nothing for 6 (侧着睡用哪头, 收到扁扁的多久能鼓起来, 睡塌了咋办, 套子啥料子 …), a wrong fact or the check line for 3
+    "questions answered right": "51/60 (85.0%)",
+    "chit-chat acknowledged": "45/45 (100.0%)",
+    # 拿到太阳底下晒一晒, 发黄了说明有质量问题, 99元 (a list price's digits inside 199元), 运费要加15元 (of 台湾), 剪了吊牌也能
+    # 七天无理由退, 拆开就能直接睡, 整个枕头都可以直接丢洗衣机洗, 第17条事实写着
+    "invented claims voiced": "8/57 (14.0%)",
+    "true claims voiced": "52/64 (81.2%)",
+    "true claims voiced in answers to plain questions": "50/56 (89.3%)",
+    "failures": 31,  # of 425
 }
 
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
