@@ -39,7 +39,7 @@ def echo_len(question: str) -> int:
 
 # Talk about instructions or the prompt itself, and passage ids: never said on stream.
 # What a retrieved passage or source file is called, and the key its number is given under, for the id check.
-_ID_NOUNS = r"passage|chunk|doc|document|faq|kb|source|ref|context|snippet|entry|段落|资料|文档|片段|条目"
+_ID_NOUNS = r"passage|chunk|doc|document|faq|kb|source|ref|context|snippet|entry|段落|资料|文档|片段|条目|事实"
 _ID_KEYS = r"ids?|no\.?|num(?:ber)?|index|idx|编号|序号|号码|索引|id号|号"
 LEAK_PHRASES = re.compile(
     r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|我的提示|设定(?:里|中|上|是)|我的规则|这些规则|规则是|第.条规则|人设|"

@@ -456,3 +456,10 @@ def test_a_kb_that_makes_the_promise_grounds_it() -> None:
     guard = GroundingGuard(kb, RULES, facts=kb)
     for sentence in ("破损包赔。", "可以领无门槛券。", "下次直播还会继续送。"):
         assert guard.check(sentence).ok, (sentence, guard.check(sentence))
+
+
+def test_a_numbered_fact_is_a_leak() -> None:
+    from broadcaster.brain.guard_rules import LEAK_PHRASES
+
+    assert LEAK_PHRASES.search("我查到第3条事实写着，付款后48小时内发货。")
+    assert not LEAK_PHRASES.search("事实上48小时内就发了。")

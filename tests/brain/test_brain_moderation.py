@@ -877,3 +877,14 @@ def test_heldout20_classes_are_caught(room, text: str, word: str) -> None:
                                   "水温不超过40度，千万别用开水", "上回在淘宝买的一坐就坏 这个结实吗", "别的平台也能买到吗"])
 def test_heldout20_speech_passes(room, text: str) -> None:
     assert room.check_comment(text).ok, room.check_comment(text).describe()
+
+
+# After heldout21: the host taken for a seller of herself, a giveaway that costs only the postage, the host's own number
+# asked for; a shop's own words about the same things pass.
+@pytest.mark.parametrize(("text", "ok"), [
+    ("你是不是出来卖的", False), ("穿成这样想勾引谁", False), ("转发就送洗发水 只需付个邮费", False),
+    ("能加个主播私人微信吗", False), ("我想私下找你买", False),
+    ("这是厂家直接出来卖的吗", True), ("酒店多少一晚", True), ("领券后只要付运费吗", True), ("买两个送枕套吗", True),
+])
+def test_heldout21_classes(room, text: str, ok: bool) -> None:
+    assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
