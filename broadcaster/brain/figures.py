@@ -117,7 +117,8 @@ def _cn_to_number(text: str) -> float | None:
     return value
 
 
-def _num(s: str) -> float | None:
+def number(s: str) -> float | None:
+    """A figure written in digits or in Chinese numerals (12, 十二, 两千五); None if it is neither."""
     s = s.strip()
     if not s:
         return None
@@ -210,7 +211,7 @@ def figures(text: str) -> list[Figure]:
         return True
 
     for m in _PERCENT.finditer(t):
-        v = _num(m.group(1))
+        v = number(m.group(1))
         if v is not None and claim(m.start(), m.end()):
             out.append(_with_label(Figure(v, m.group(0), True, "%"), t, m.start()))
     for m in _DISCOUNT.finditer(t):
@@ -219,7 +220,7 @@ def figures(text: str) -> list[Figure]:
             out.append(_with_label(f, t, m.start()))
     for m in _HALF.finditer(t):
         whole = m.group(1) or m.group(2)
-        base = _num(whole) if whole else 0.0
+        base = number(whole) if whole else 0.0
         if base is not None and claim(m.start(), m.end() - (len(m.group(3)) + 1 if m.group(3) else 0)):
             end = m.end() - (len(m.group(3)) + 1 if m.group(3) else 0)
             # "两年半": the unit sits between the number and 半
@@ -230,12 +231,12 @@ def figures(text: str) -> list[Figure]:
                     taken[i] = True
             out.append(_with_label(f, t, m.start()))
     for m in _MONEY.finditer(t):
-        a, b = _num(m.group(1)), _num(m.group(3))
+        a, b = number(m.group(1)), number(m.group(3))
         if a is not None and b is not None and claim(m.start(), m.end()):
             out.append(_with_label(Figure(round(a + b / 10, 4), m.group(0), True, "元"), t, m.start()))
     for m in _MAO.finditer(t):
-        a = _num(m.group(1))
-        b = _num(m.group(3)) if m.group(3) else 0.0
+        a = number(m.group(1))
+        b = number(m.group(3)) if m.group(3) else 0.0
         if a is not None and b is not None and claim(m.start(), m.end()):
             out.append(_with_label(Figure(round(a / 10 + b / 100, 4), m.group(0), True, "元"), t, m.start()))
     for m in _ARABIC.finditer(t):

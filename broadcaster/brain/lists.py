@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from broadcaster.brain.figures import number
+
 CLAUSE = re.compile(r"[^，,；;。！？!?]+")  # a clause (a list's 、 kept inside it)
 # An enumeration: short items joined by 、/和/及/与 (a clause ending ", 还有X" adds X to it).
 _AND_ALSO = re.compile(r"[，,]\s*(?=还有|以及|另外还有)")
@@ -25,7 +27,6 @@ _ONE_MORE = re.compile(r"(?:还有|另有|另外还有|也有)(?:一|1)?[款种�
 _COLOUR = re.compile(r"[黑白灰红橙黄绿青蓝紫粉金银棕咖褐]")
 # How many of a kind a sentence says there are ("一共四个颜色", "有5种口味").
 _COUNT = re.compile(r"([两二三四五六七八九十\d]+)\s*(?:个|种|款)\s*(颜色|色|口味|味道|款式|尺码)")
-_NUM = {c: i for i, c in enumerate("零一二三四五六七八九十")} | {"两": 2}
 
 
 def items(clause: str) -> list[str]:
@@ -69,7 +70,7 @@ class Lists:
         """An item the sentence adds to a list the facts state ('' when none): listed beside the fact's own items, or
         said alone as one more of a closed list's kind, or a count of the kind that is not the list's."""
         for m in _COUNT.finditer(sentence):
-            n = int(m.group(1)) if m.group(1).isdigit() else _NUM.get(m.group(1), 0)
+            n = number(m.group(1)) or 0
             kind = m.group(2)
             for fact, listed, _ in self.lists:
                 if n and kind in fact and len(listed) != n:

@@ -35,6 +35,8 @@ _MAINLAND = re.compile(
     r"江浙沪|江浙|珠三角|长三角|京津冀|东北|华北|华东|华南|华中|西南|两广|川渝|"
     r"广州|深圳|杭州|南京|苏州|武汉|成都|西安|长沙|郑州|济南|青岛|沈阳|大连|哈尔滨|长春|石家庄|太原|合肥|福州|厦门|南昌|"
     r"南宁|贵阳|昆明|宁波|无锡|温州|东莞|佛山")
+# Any place by a name of two characters or more: the mainland's and the special regions', longest first.
+_NAMED = re.compile(_MAINLAND.pattern + "|" + "|".join(sorted({n for ns in _REGIONS.values() for n in ns if len(n) >= 2}, key=len, reverse=True)))
 
 
 def regions_in(text: str) -> tuple[str, ...]:
@@ -63,8 +65,6 @@ def names_mainland(text: str) -> bool:
     """Whether a text names a mainland place other than the regions shops treat apart."""
     return _MAINLAND.search(text) is not None
 
-
-_NAMED = re.compile(_MAINLAND.pattern + "|" + "|".join(sorted({n for ns in _REGIONS.values() for n in ns if len(n) >= 2}, key=len, reverse=True)))
 
 
 def places_named(text: str) -> list[str]:
