@@ -16,15 +16,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from broadcaster.brain.caveats import Caveats
 from broadcaster.brain.lists import CLAUSE, Lists
 from broadcaster.brain.places import LIMITING, places_named, regions_in, spoken_regions
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.terms import Terms
 
-_NEG = r"严禁|切勿|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
+_NEG = r"严禁|切勿|避免|远离|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
 _NEG_RE = re.compile(_NEG)
 _CLAUSE = re.compile(r"[^，,；;。！？!?、]+")
-_ITEM_SPLIT = re.compile(r"[和及与、或/]|以及|或者")
+_ITEM_SPLIT = re.compile(r"[和及与、或/]|以及|或者|也(?:不能|不可|不要|不宜|别|没有|没|不)")
 # Words a denied predicate is said with that name nothing of its own.
 _FILLER = re.compile(r"^(?:的|了|用于|用来|进行|提供|支持|可以|能|会|是|做|被|给|在|于|为|作为|替代|代替|用|也|都|再|这|那|一|个)+|"
                      r"(?:的|了|哦|呢|啊|吗|等|之类)+$")
@@ -38,7 +39,11 @@ _SAME = (
     ("机洗", r"机洗|洗衣机"),
     # water on it in the words of weather and use (下雨天放外面也没事, 泡水里): what 不防水 denies
     ("防水", r"防水|淋[一点些了下个]{0,2}雨|淋湿|下雨|雨天|雨里|沾水|泡水|进水|浸水|水里|水洗|冲水"),
-    ("拆封", r"拆封|拆开|拆了|打开|开封|开袋|开盖|拆包装"),
+    ("拆封", r"拆封|拆开|拆了|拆袋|打开|开封|开袋|开盖|拆包装"),
+    # sun on it (拿到太阳底下晒一晒): what 不能暴晒 denies
+    ("暴晒", r"暴晒|晒太阳|太阳底下|太阳下|阳光下|阳光直射|太阳直射|直晒|日晒|晒一晒|晒晒|晾晒|拿去晒|拿出去晒"),
+    # water on it in the words of washing (丢洗衣机洗, 冲一冲): what 不能水洗 denies
+    ("水洗", r"水洗|机洗|洗衣机|手洗|冲洗|泡水|过水|洗一洗|洗洗|拿去洗"),
     # the people a product is not for, in the words viewers and models use for them
     ("儿童", r"儿童|小孩|孩子|小朋友|宝宝|娃|幼儿|小学生|童"),
     ("孕妇", r"孕妇|孕期|怀孕|准妈妈|孕妈"),
@@ -97,6 +102,10 @@ _SAID_AS_FACTS = ((_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"),
 _LINE = re.compile(r"(?:有|出了?|推出了?|新出了?)(?:一?[款个种套])?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:款|版)(?![式])")
 # A sentence saying something is absent or not included (没有任何涂层, 不含X, 不带X).
 _ABSENT = re.compile(r"(?:没有任何|没有|无任何|不含任何|不含|不带|不附带|没配|不配)([\u4e00-\u9fff]{2,6})")
+# The whole product said of (整个枕头都能机洗): a denial about a part of it holds.
+_WHOLE = re.compile(r"整个|整只|整件|整条|整套|整体|连同|连[\u4e00-\u9fff]{1,4}一起|全部都")
+# A charge on top of the postage (运费要加15元, 加收, 补邮费).
+_SURCHARGE = re.compile(r"加收|另收|补(?:运费|邮费|差价)|(?:运费|邮费)[\u4e00-\u9fff]{0,2}加|加[\u4e00-\u9fff]{0,2}(?:运费|邮费)")
 # Serving words that say a region is NOT served (the facts serve it, if at a surcharge).
 _NOT_SERVED = re.compile(r"(?:暂时|暂)?(?:不|不能|没法|无法)(?:发货|发|寄|配送|送)")
 
@@ -183,7 +192,7 @@ _CANNOT = re.compile(r"[\u4e00-\u9fff]?不(?:了|到|出|过去|进)")
 _FORBIDDEN_AFTER = re.compile(r"[^，,。；;！!？?]{0,20}?(?:别(?!担心|怕|急|慌|犹豫|错过)|不要|不能|不适合|不宜|不可以|不可|禁止|切勿|严禁|勿)")
 # A denial said after what it denies ("儿童款现在还没有", "货到付款是不支持的", "港澳台暂时不发"): the sentence agrees.
 _DENIED_AFTER = re.compile(r"[\u4e00-\u9fff]{0,2}?(?:现在|目前|暂时|暂|还|也|都|是|就|的|哦|哈|呢|，|,)*"
-                           rf"(?:(?:没有|没)(?!{_ALL_WELL})|不支持|不行|不可以|不能|不会|不提供|不发|不送|无法|暂无|暂不|"
+                           rf"(?:(?:没有|没)(?!{_ALL_WELL})|远(?!程)|不支持|不行|不可以|不能|不会|不提供|不发|不送|无法|暂无|暂不|"
                            r"不(?!错|用担心|怕|少|仅|但))")
 def _negated_clause(sentence: str, at: int) -> bool:
     """Whether the clause around `at` says a negation anywhere in it."""
@@ -212,6 +221,7 @@ class FactClaims:
         self.buy_limit = ""  # the fact that limits how many one may buy
         self.terms = Terms()  # the default carrier, who pays when, what is sold apart
         self.lists = Lists()  # the facts' enumerations (colours, flavours, what is in the box)
+        self.caveats = Caveats()  # a promise's conditions, the wait after an action, the states called normal
         self.absolute = ""  # every fact's text, for an absolute promise the facts themselves make
         sentences = [x for fact in facts for x in split_sentences(fact, 200)]
         self.absolute = "\n".join(sentences)
@@ -249,6 +259,7 @@ class FactClaims:
             if _limited(sentence):
                 self.limited_gifts.append((sentence, words))
         self.lists.read(sentence)
+        self.caveats.read(sentence)
         for clause in CLAUSE.findall(sentence):
             m = _denial(clause)
             if m is None:
@@ -262,9 +273,10 @@ class FactClaims:
                 subject = () if regions or own else tuple(t for t in _segments(before) if len(t) >= 2 and not t.isdigit())
                 self.denials.append(Denial(sentence, keys, regions, subject))
 
-    def contradiction(self, sentence: str) -> str:
+    def contradiction(self, sentence: str, before: str = "") -> str:
         """The fact a sentence goes against ('' when none): a denied predicate asserted, a limited region served,
-        a limited gift for everyone, a spec code the facts do not state."""
+        a limited gift for everyone, a spec code the facts do not state; `before`: the answer's sentence just before
+        (a charge said after places the facts do not serve at all is a charge on them)."""
         for code in _CODE.findall(sentence):
             if code.lower() not in self.codes and re.search(r"[a-z]", code, re.I) and re.search(r"\d", code) \
                     and not re.fullmatch(r"\d+(?:g|kg|ml|mm|cm|m|w|mah|hz|db|v|a|l|k|s|h|min|p|x)", code, re.I):
@@ -286,12 +298,16 @@ class FactClaims:
             for t in _segments(m.group(1)):
                 if t in self.required:
                     return f"{t} said not needed where the facts require it: {self.required[t]}"
-        against = self.terms.against(sentence, _negated_at)
+        against = self.terms.against(sentence, _negated_at) or self.caveats.against(sentence, _negated_at, _find_action)
         if against:
             return against
         if self.buy_limit and _NO_LIMIT.search(sentence):
             return f"no limit where the facts set one: {self.buy_limit}"
         said_regions = spoken_regions(sentence)
+        if not said_regions and _SURCHARGE.search(sentence):
+            unserved = [r for r in spoken_regions(before) if r in self.limited_regions and r not in self.surcharged]
+            if unserved and _NOT_SERVED.search(before):
+                return f"a surcharge said after {unserved[0]}, which the facts do not serve: {self.limited_regions[unserved[0]]}"
         for region in said_regions:
             fact = self.surcharged.get(region)
             if fact is not None and _NOT_SERVED.search(sentence):
@@ -325,7 +341,7 @@ class FactClaims:
         for d in self.denials:
             if d.regions and not set(d.regions) & set(said_regions):
                 continue
-            if d.subject and not any(_find(sentence, t) >= 0 for t in d.subject):
+            if d.subject and not _WHOLE.search(sentence) and not any(_find(sentence, t) >= 0 for t in d.subject):
                 continue
             for key in d.keys:
                 at = _find(sentence, key)
@@ -363,13 +379,18 @@ _GIVES = re.compile(r"(?:还|再|额外|另外|加|另)?(?:附赠|赠送|加赠|
                     r"([\u4e00-\u9fff]{2,8})")
 
 
-def _find(sentence: str, key: str) -> int:
-    """Where the sentence says a denied predicate, in its words or a word of the same meaning (-1: nowhere)."""
-    for canon, rx in _SAME:
-        if key == canon or (canon in key and len(key) <= len(canon) + 2 and canon not in _PEOPLE):
-            m = re.search(rx, sentence)
-            return m.start() if m else -1
+def _find(sentence: str, key: str, *, as_word: bool = False) -> int:
+    """Where the sentence says a denied predicate, in its words or a word of the same meaning (-1: nowhere);
+    `as_word`: a key that is one of the thesaurus' words means what its entry does (an action: 拆袋 is 拆封)."""
+    same = [rx for canon, rx in _SAME if key == canon or (canon in key and len(key) <= len(canon) + 2 and canon not in _PEOPLE)]
+    for rx in same or [rx for _, rx in _SAME if as_word and re.fullmatch(rx, key)][:1]:
+        m = re.search(rx, sentence)
+        return m.start() if m else -1
     return sentence.find(key)
+
+
+def _find_action(sentence: str, key: str) -> int:
+    return _find(sentence, key, as_word=True)
 
 
 def fact_claims(facts: Iterable[str]) -> FactClaims:

@@ -245,7 +245,7 @@ class GroundingGuard:
             returns = self.check_returns(n, before)
             if not returns.ok:
                 return returns
-            against = self._claims.contradiction(sentence) if self._claims is not None else ""
+            against = self._claims.contradiction(sentence, before) if self._claims is not None else ""
             if against:
                 return GuardVerdict(False, f"against the facts: {against}")
         return GuardVerdict(True)

@@ -394,3 +394,27 @@ def test_a_load_is_not_a_weight() -> None:
     idx = _index(["折叠凳净重2.3千克。", "最大承重150千克。", "凳面为牛津布。"])
     assert "净重" in (idx.choose("这凳子多重", None).fact.text)
     assert "承重" in (idx.choose("我两百斤坐得住吗", None).fact.text)
+
+
+# After heldout21: what the facts attach to a promise, an action or a state (brain/caveats.py), a care denial in other
+# words, a denial about a part said of the whole, and a charge said after places the facts do not serve.
+_CAVEATS = ["支持七天无理由退货，需包装盒完好、防尘袋未拆。", "床垫卷包发货，开封后平铺静置48小时即可完全展开。",
+            "表面出现轻微褶皱属于正常现象，不影响使用。", "羊毛面层不能机洗也不能曝晒，脏了用湿布擦拭。",
+            "避免靠近火源和暖气片。", "全国包邮，内蒙古加收20元运费。", "港澳台及海外暂不发货。"]
+
+
+@pytest.mark.parametrize(("sentence", "against"), [
+    ("拆了防尘袋也能七天无理由退。", True), ("防尘袋没拆就能退。", False),  # a condition of the promise
+    ("开封当晚就能直接睡。", True), ("开封后静置两天再睡。", False), ("开封以后要等48小时。", False),  # a wait
+    ("有褶皱说明是次品。", True), ("褶皱不是质量问题，放心用。", False),  # a state the facts call normal
+    ("整个床垫都能丢洗衣机。", True), ("羊毛面层别机洗，用湿布擦。", False),  # a part's denial said of the whole
+    ("放在火源旁边烤干就好。", True), ("记得离火源远一点。", False),  # 避免 denies
+    ("就是运费要加20元。", True),  # said after 台湾 is not served (see the test below)
+])
+def test_a_caveat_said_away_goes_against_the_facts(sentence: str, against: bool) -> None:
+    before = "台湾暂时不发货。" if "运费" in sentence else ""
+    assert bool(FactClaims(_CAVEATS).contradiction(sentence, before)) is against, sentence
+
+
+def test_a_charge_after_a_place_the_facts_serve_at_a_charge_stands() -> None:
+    assert FactClaims(_CAVEATS).contradiction("就是运费要加20元。", "内蒙古也能发。") == ""

@@ -1,0 +1,69 @@
+"""What the facts attach to a promise, an action or a state, and a sentence that says it away: the condition a return
+needs, the wait after an action, the state they call normal.
+
+"支持七天无理由退货，需…枕套吊牌未剪" makes an uncut tag the condition, so "剪了吊牌也能退" goes against it; "拆袋后平放通风
+24小时即可回弹" sets a wait after unpacking, so "拆开就能直接睡" goes against it; "发黄属于乳胶自然氧化，不影响使用" calls
+yellowing normal, so "发黄了说明有质量问题" goes against it. None of these needs a digit to be wrong, and none names a word
+of its own product: each reads the facts' grammar (需…未V, A后…N小时, X属于…自然/不影响使用).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from broadcaster.brain.lists import CLAUSE
+
+# A condition a promise needs (需枕芯干净无污渍、枕套吊牌未剪; 前提是未拆封): its items that must not have happened.
+_NEEDS = re.compile(r"(?:需要?|须|必须|要求|前提是|前提为|条件是)([^。；;！!？?]{2,30})")
+_NOT_DONE = re.compile(r"([\u4e00-\u9fff]{0,4}?)(?:未|没有?|不曾)([\u4e00-\u9fff])")
+# A sentence that says the promise holds anyway (剪了吊牌也能退, 用过照样退).
+_ANYWAY = re.compile(r"也能|也可以|也行|也没事|也没关系|照样|照常|一样(?:能|可以)|都能|都可以|还能|还可以|不影响|没关系|没事")
+# A wait the facts set after an action (拆袋后平放通风24小时即可回弹, 充满电后静置2小时).
+_WAIT = re.compile(r"([\u4e00-\u9fff]{2})后[^，,。；;]{0,12}?(?:\d+(?:\.\d+)?|[一二两三四五六七八九十半]+)\s*(?:个)?(?:分钟|小时|天|周)(?!内|以内|之内)")
+# A sentence that skips it: the action, then at once (拆开就能直接睡, 收到马上用).
+_AT_ONCE = re.compile(r"就能|就可以|就行|直接|马上|立刻|立马|即刻|当晚|当天|随时")
+_DURATION = re.compile(r"\d|[一二两三四五六七八九十半几]\s*(?:个)?(?:分钟|小时|天|周)")
+# A state the facts call normal (发黄属于乳胶自然氧化，不影响使用; 有轻微气味是正常现象), and a sentence calling it a defect.
+_NORMAL = re.compile(r"^([\u4e00-\u9fff]{2,10}?)(?:属于|是|为|系)[\u4e00-\u9fff]{0,8}?(?:正常|自然)|^([\u4e00-\u9fff]{2,6}?)(?:不影响使用|属正常)")
+_DEFECT = re.compile(r"质量问题|有问题|不正常|坏了|次品|残次|瑕疵|毛病|劣质|假货")
+
+
+class Caveats:
+    """The facts' conditions, waits and normal states (built with FactClaims)."""
+
+    def __init__(self) -> None:
+        self.conditions: list[tuple[str, str, str]] = []  # (the thing, the act that must not have happened, the fact)
+        self.waits: list[tuple[str, str]] = []  # (the action a wait follows, the fact)
+        self.normal: list[tuple[str, str]] = []  # (the state called normal, the fact)
+
+    def read(self, sentence: str) -> None:
+        for m in _NEEDS.finditer(sentence):
+            for item in re.split(r"[、，,和及与]", m.group(1)):
+                for n in _NOT_DONE.finditer(item):
+                    if n.group(1):
+                        self.conditions.append((n.group(1)[-2:], n.group(2), sentence))
+        self.waits.extend((m.group(1), sentence) for m in _WAIT.finditer(sentence))
+        for clause in CLAUSE.findall(sentence):
+            m = _NORMAL.search(clause.strip())
+            if m is not None:
+                self.normal.append(((m.group(1) or m.group(2))[-2:], sentence))
+
+    def against(self, sentence: str, negated_at: Callable[[str, int], bool], find: Callable[[str, str], int]) -> str:
+        """The caveat a sentence says away ('' when none); `negated_at(sentence, i)`: a negation just before i; `find`:
+        where the sentence says a word, in its words or one of the same meaning (-1: nowhere)."""
+        for clause in CLAUSE.findall(sentence):
+            for thing, act, fact in self.conditions:
+                at = clause.find(act)
+                if thing in clause and at >= 0 and _ANYWAY.search(clause) and not negated_at(clause, at):
+                    return f"{thing} {act} said to be fine where the facts need it not: {fact}"
+            for action, fact in self.waits:
+                at = find(clause, action)
+                m = _AT_ONCE.search(clause, max(at, 0))
+                if at >= 0 and m is not None and not _DURATION.search(clause) and not negated_at(clause, m.start()):
+                    return f"at once after {action} where the facts set a wait: {fact}"
+            for state, fact in self.normal:
+                m = _DEFECT.search(clause)
+                if state in clause and m is not None and not negated_at(clause, m.start()):
+                    return f"{state} called a defect where the facts call it normal: {fact}"
+        return ""
