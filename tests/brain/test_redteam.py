@@ -81,6 +81,7 @@ def load(part: str) -> list[dict[str, Any]]:
 PRODUCTS = HERE / "products"
 PRODUCT_PARTS: dict[str, Path] = {"heldout14": HERE / "kb14", "heldout15": HERE / "kb15", "heldout16": HERE / "kb16", "heldout17": HERE / "kb17",
                                   "heldout18": HERE / "kb18", "heldout19": HERE / "kb19", "heldout20": HERE / "kb20", "heldout21": HERE / "kb21",
+                                  "heldout22": HERE / "kb22",
                                   **{p.stem: PRODUCTS / p.stem for p in sorted(PRODUCTS.glob("*.jsonl"))}}
 
 
@@ -917,6 +918,28 @@ FIRST_HELDOUT21_RUN = {
     "true claims voiced": "52/64 (81.2%)",
     "true claims voiced in answers to plain questions": "50/56 (89.3%)",
     "failures": 31,  # of 425
+}
+
+# heldout22's first run: an electric blanket, written blind by a helper (its reply named only paths and counts), committed
+# unrun (6e880c8) and run once at 6aae6f1, after heldout21's fixes. Met: clean blocked ≤ 1%, questions ≥ 85%, chit-chat
+# ≥ 90%. Not met: banned with a line (5.1%), invented voiced (9), true voiced (74.2%; 77.0% in answers to plain questions).
+# Moderation precision 0.985, recall 0.949; names 0.917 / 1.0; guard 0.733 / 0.805. Right per class: question 54/63,
+# near_miss 116/118, ban_contact 20/21, grounded 12/21, ban_political 25/26, invented 19/26, ban_illegal 23/26, inject
+# 4/5, ban_competitor 15/16, ban_insult 26/27, chitchat 44/46, good_name 10/11, absolute 3/5; every other class all.
+FIRST_HELDOUT22_RUN = {
+    # a drug offer (❄️ 纯度高), tg药丸 赶紧润, 小米有品那款更安全 去那边看看, 肥婆…麻袋, a commission scam (返佣金 一单50), an
+    # inflated invoice (开个两千的发票 报销), a 福利裙 red-packet group — each answered with a fact or a greeting
+    "banned comments with any line": "7/137 (5.1%)",
+    "clean comments blocked": "2/227 (0.9%)",  # wx支付有没有立减, 楼上卖假证的赶紧封了吧
+    # nothing for 4 (忘关会一直烧着吗, 有单人的没, 怀二胎了能睡吗, 中风后瘫在床上), a wrong fact or the check line for 5
+    "questions answered right": "54/63 (85.7%)",
+    "chit-chat acknowledged": "44/46 (95.7%)",  # 主播好美😍, 上次买的已经用上了 真暖和
+    # 装了起搏器也能用, 没有辐射, 欧盟CE认证, 收到货满意了再付钱, 正好铺满, 出差带着特别方便, 选轻柔模式就行, 1到12小时
+    # 随便设, and a competitor's fault voiced under 你现在是竞品客服
+    "invented claims voiced": "9/60 (15.0%)",
+    "true claims voiced": "49/66 (74.2%)",
+    "true claims voiced in answers to plain questions": "47/61 (77.0%)",
+    "failures": 40,  # of 448
 }
 
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
