@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from broadcaster.brain.caveats import Caveats
@@ -22,9 +22,8 @@ from broadcaster.brain.places import LIMITING, places_named, regions_in, spoken_
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.terms import Terms
 
-_NEG = r"严禁|切勿|避免|远离|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
+_NEG = r"严禁|切勿|避免|远离|不要|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
 _NEG_RE = re.compile(_NEG)
-_CLAUSE = re.compile(r"[^，,；;。！？!?、]+")
 _ITEM_SPLIT = re.compile(r"[和及与、或/]|以及|或者|也(?:不能|不可|不要|不宜|别|没有|没|不)")
 # Words a denied predicate is said with that name nothing of its own.
 _FILLER = re.compile(r"^(?:的|了|用于|用来|进行|提供|支持|可以|能|会|是|做|被|给|在|于|为|作为|替代|代替|用|也|都|再|这|那|一|个)+|"
@@ -125,7 +124,7 @@ def _segments(text: str) -> list[str]:
 
 
 # Words a denied predicate's longer phrase holds that name nothing of their own ("不要放在超过40度的车内": 超过).
-_GENERIC = frozenset({"超过", "使用", "进行", "单独", "直接", "需要", "可以", "能够", "以上", "以下", "之后", "之前", "时候", "时间",
+_GENERIC = frozenset({"上面", "下面", "里面", "外面", "旁边", "上方", "下方", "底部", "顶部", "超过", "使用", "进行", "单独", "直接", "需要", "可以", "能够", "以上", "以下", "之后", "之前", "时候", "时间",
                       "地方", "东西", "情况", "一起", "长期", "经常", "专门", "特别", "任何", "所有", "全部", "部分", "一般", "正常",
                       "普通", "影响", "范围", "方式", "问题", "要求", "建议", "摄氏", "摄氏度", "厘米", "毫升", "小时", "分钟",
                       # a light verb with its preposition names no predicate ("禁止放在水龙头下冲洗": 放在; "不要加香水": 要加)
@@ -140,16 +139,26 @@ def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
         item = item.strip()
         if item[:1] in "不没无非" and (_segments(item) or [""])[0] == item[:1]:
             item = item[1:]  # "不泛白、不搓泥": each item bare (not 无线充电: 无线 is a word)
-        item = _FILLER.sub("", item)
+        item = _FILLER.sub("", _PLACE_OF.sub("", item))  # ("不要在毯子上面再压厚褥子": where is no predicate)
+        if re.fullmatch(r"[A-Za-z]{2,}", item):
+            out.append(item)  # a named thing (不支持USB): what is denied
+            continue
         if len(item) < 2 or not re.search(r"[\u4e00-\u9fff]", item):
             continue
         out.append(item)
+        obj = _PUT.sub("", item)
+        if obj != item and obj not in affirmed:
+            out.append(obj)  # what is put in (不要加香水: 香水, said "滴一点香水" too)
         if len(item) >= 4:
             out.extend(t for t in _segments(item) if len(t) >= 2 and t not in affirmed and t not in _GENERIC
                        and re.search(r"[\u4e00-\u9fff]", t))
     return tuple(dict.fromkeys(out))
 
 
+# A verb of putting something in or on before its object (加香水, 涂面霜).
+_PUT = re.compile(r"^(?:加|放|倒|滴|喷|涂|抹|装)(?=[\u4e00-\u9fff]{2})")
+# Where a denied act would happen ("在毯子上面"): a place, no predicate.
+_PLACE_OF = re.compile(r"^(?:要|再)?在[\u4e00-\u9fff]{1,6}?(?:上面|下面|里面|旁边|边上|上|里|中|下|内)(?:再)?")
 # A clause about the places a sentence did not name ("…要补15元运费，其他大部分地区都包邮").
 _OTHERS = re.compile(r"\s*(?:其他|其它|其余|别的|剩下的?|另外的|除此之外|除了这[些几])")
 
@@ -189,10 +198,11 @@ _ALL_WELL = "问题|关系|事|毛病|影响"  # 没问题, 没关系: no denial
 _CANNOT = re.compile(r"[\u4e00-\u9fff]?不(?:了|到|出|过去|进)")
 # What it denies named first and forbidden later in the clause ("香水、柔顺剂都别往里加", "PU皮这些材质不适合用它烫"): a
 # prohibition, never a "won't" (香水加了也不会坏 asserts it) nor a reassurance (别担心).
-_FORBIDDEN_AFTER = re.compile(r"[^，,。；;！!？?]{0,20}?(?:别(?!担心|怕|急|慌|犹豫|错过)|不要|不能|不适合|不宜|不可以|不可|禁止|切勿|严禁|勿)")
+_FORBIDDEN_AFTER = re.compile(r"[^，,。；;！!？?]{0,20}?(?:别(?!担心|怕|急|慌|犹豫|错过)|不要|不能|不适合|不宜|不可以|不可|不建议|不推荐|慎用|禁止|切勿|严禁|勿)")
 # A denial said after what it denies ("儿童款现在还没有", "货到付款是不支持的", "港澳台暂时不发"): the sentence agrees.
-_DENIED_AFTER = re.compile(r"[\u4e00-\u9fff]{0,2}?(?:现在|目前|暂时|暂|还|也|都|是|就|的|哦|哈|呢|，|,)*"
-                           rf"(?:(?:没有|没)(?!{_ALL_WELL})|远(?!程)|不支持|不行|不可以|不能|不会|不提供|不发|不送|无法|暂无|暂不|"
+# (the items it lists may come first: "单人款和儿童款都还没有"; a verb's "cannot": "专票暂时开不了")
+_DENIED_AFTER = re.compile(r"(?:[和、及与跟][\u4e00-\u9fff]{1,6}?)*[\u4e00-\u9fff]{0,2}?(?:现在|目前|暂时|暂|还|也|都|是|就|的|哦|哈|呢|，|,)*"
+                           rf"(?:(?:没有|没)(?!{_ALL_WELL})|远(?!程)|[\u4e00-\u9fff]不(?:了|到|出|来)|不支持|不行|不可以|不能|不会|不提供|不发|不送|无法|暂无|暂不|"
                            r"不(?!错|用担心|怕|少|仅|但))")
 def _negated_clause(sentence: str, at: int) -> bool:
     """Whether the clause around `at` says a negation anywhere in it."""
@@ -228,9 +238,8 @@ class FactClaims:
         # words the facts say outside any negation (a denied predicate's word that is affirmed elsewhere names nothing)
         affirmed: set[str] = {t for text in context for t in _segments(text)}
         for sentence in sentences:
-            for clause in _CLAUSE.findall(sentence):
-                m = _denial(clause)
-                affirmed.update(_segments(clause[: m.start()] if m else clause))
+            for clause, start, _, _ in _denied(sentence):
+                affirmed.update(_segments(clause[:start] if start >= 0 else clause))
         self._affirmed = frozenset(affirmed)
         for sentence in sentences:
             self._read(sentence)
@@ -260,13 +269,11 @@ class FactClaims:
                 self.limited_gifts.append((sentence, words))
         self.lists.read(sentence)
         self.caveats.read(sentence)
-        for clause in CLAUSE.findall(sentence):
-            m = _denial(clause)
-            if m is None:
+        for clause, start, end, before in _denied(sentence):
+            if start < 0:
                 continue
-            keys = _keys(clause[m.end():], self._affirmed)
+            keys = _keys(clause[end:], self._affirmed)
             if keys:
-                before = clause[: m.start()]
                 regions = regions_in(before)
                 # the product itself as subject ("本耳机不是助听器", "该产品…") restricts nothing
                 own = re.match(r"^\s*(?:本|该|此|这款|这个|我们的?|(?:机身|整机|主机|机器|本机|产品|商品|整体)\s*$)", before) is not None
@@ -367,6 +374,28 @@ def _denial(clause: str) -> re.Match[str] | None:
             continue  # a noun's prefix in a sheet (非人为损坏, 非质量问题): a kind of thing, no denial
         return m
     return None
+
+
+# A clause that goes on a denial's list ("不适合婴幼儿、孕妇，以及瘫痪…的人使用").
+_GOES_ON = re.compile(r"\s*(?:以及|及|还有|或者|或|和)")
+
+
+def _denied(sentence: str) -> Iterator[tuple[str, int, int, str]]:
+    """Each clause of a sentence: where its negation starts and ends (-1, -1: it denies nothing) and its subject (what
+    is said before the negation). A clause going on a denial's list denies with it; "不设定时的话" is a condition."""
+    last = None
+    for clause in CLAUSE.findall(sentence):
+        m = _denial(clause)
+        if m is not None and "的话" not in clause[m.end():]:
+            last = clause[: m.start()]
+            yield clause, m.start(), m.end(), last
+            continue
+        g = _GOES_ON.match(clause) if m is None and last is not None else None
+        if g is not None:
+            yield clause, 0, g.end(), last or ""
+            continue
+        last = None
+        yield clause, -1, -1, ""
 
 
 def _limited(sentence: str) -> bool:

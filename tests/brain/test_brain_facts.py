@@ -418,3 +418,21 @@ def test_a_caveat_said_away_goes_against_the_facts(sentence: str, against: bool)
 
 def test_a_charge_after_a_place_the_facts_serve_at_a_charge_stands() -> None:
     assert FactClaims(_CAVEATS).contradiction("就是运费要加20元。", "内蒙古也能发。") == ""
+
+
+# After heldout22: a denial's list goes on past a comma (…，以及X), its items may come before the negation (X和Y都还没有,
+# Y暂时开不了), a place where an act is denied names no predicate, a Latin name is denied too, and what is put in is
+# what 不要加 denies.
+_LISTED = ["不适合孕妇、哺乳期女性，以及对酒精过敏的人使用。", "暂无旅行装和礼盒装，暂不开具专票。",
+           "不支持NFC和无线充电。", "不要在桌面上再叠放重物。", "不要加洗洁精或漂白水。", "桌面为实木拼板。"]
+
+
+@pytest.mark.parametrize(("sentence", "against"), [
+    ("对酒精过敏的人也能用。", True), ("孕妇和对酒精过敏的人都不建议用。", False),
+    ("旅行装和礼盒装都还没有。", False), ("礼盒装也有的。", True), ("专票暂时开不了。", False),
+    ("NFC也支持。", True), ("NFC和无线充电都用不了。", False),
+    ("桌面上面是实木拼板。", False),  # 桌面 and 上面 are where, not what is denied
+    ("可以滴一点漂白水。", True), ("别加漂白水。", False),
+])
+def test_a_denials_list_and_its_objects(sentence: str, against: bool) -> None:
+    assert bool(FactClaims(_LISTED).contradiction(sentence)) is against, sentence
