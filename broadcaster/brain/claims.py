@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 from broadcaster.brain.caveats import Caveats
 from broadcaster.brain.lists import CLAUSE, Lists
-from broadcaster.brain.places import LIMITING, places_named, regions_in, spoken_regions
+from broadcaster.brain.places import LIMITING, regions_in, spoken_regions
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.terms import Terms
+from broadcaster.brain.unstated import spec_codes, unstated
 
 _NEG = r"严禁|切勿|避免|远离|不要|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
 _NEG_RE = re.compile(_NEG)
@@ -34,7 +35,7 @@ _NEGATED_BEFORE = re.compile(r"(?:不|没|无|非|别|勿|未|禁止|不能|不�
 # Predicates that are said in many words: shipping and paying on delivery (a small commerce thesaurus).
 _SAME = (
     ("发货", r"发货|发|寄|邮寄|配送|送到|送达|到货|能到|可以到|运到"),
-    ("货到付款", r"货到付款|到付|货到再付|收(?:到)?货(?:后|再)?(?:付|给钱)|收到(?:再|后)?(?:付|给钱)|送到(?:再)?付|先(?:收|用)后付|先收货"),
+    ("货到付款", r"货到付款|到付|货到再付|收(?:到)?货(?:后|再)?(?:付|给钱)|收到货?[\u4e00-\u9fff]{0,5}?再(?:付|给钱|掏钱|买单)|收到(?:再|后)?(?:付|给钱)|送到(?:再)?付|先(?:收|用)后付|先收货"),
     ("机洗", r"机洗|洗衣机"),
     # water on it in the words of weather and use (下雨天放外面也没事, 泡水里): what 不防水 denies
     ("防水", r"防水|淋[一点些了下个]{0,2}雨|淋湿|下雨|雨天|雨里|沾水|泡水|进水|浸水|水里|水洗|冲水"),
@@ -59,8 +60,6 @@ _EVERYONE = re.compile(r"所有(?:订单|人|下单|宝子|家人)|每(?:一)?(?
                        r"每(?:一)?单都|一律送|全员")
 _GIFT = re.compile(r"送|赠|福利|礼")
 
-# A spec code: letters with digits (IPX4, SPF50, PA++++, A2DP, 5G, Type-C): said only as the facts state it.
-_CODE = re.compile(r"(?<![a-z0-9])(?=[a-z+\-]*\d)(?=\d*[a-z])[a-z0-9+\-]{2,12}(?![a-z0-9])", re.I)
 
 
 # What the facts require (需/要/请/建议 X, 每…一次): a sentence that says it is not needed goes against them.
@@ -69,34 +68,6 @@ _NO_NEED = re.compile(r"(?:不用|不需要|无需|无须|不必|没必要|免)(
 # A limit on buying the facts state (限购5支, 每人限…), said away ("不限购", "想拍多少拍多少").
 _BUY_LIMIT = re.compile(r"限购|每(?:人|个账号|个ID|单)限|仅限\d|最多(?:买|拍)")
 _NO_LIMIT = re.compile(r"不限购|无限购|没有限购|不限量|随便(?:拍|买)|想(?:拍|买|要)(?:多少|几)|(?:拍|买|下单)(?:多少|几)[\u4e00-\u9fff]?都")
-# Absolute promises on safety and effect (零刺激, 零副作用, 绝对安全, 百分百有效) and compensation (赔双倍, 假一赔十): said
-# only as the facts say them.
-# (零 + a noun: 零粉尘, 零添加 — not a number's 零, 零食, 零钱; 纯 + a material: 纯豆腐砂, where the facts list a mix)
-_ABSOLUTE = re.compile(r"(?<![一二两三四五六七八九十百千万\d])零(?![食钱件下点售头散碎星部用元度基起])[\u4e00-\u9fff]|"
-                       r"(?<![单清])纯(?![属粹真色白黑正情度])[\u4e00-\u9fff]|无任何(?:副作用|刺激|风险)|绝对(?:安全|有效|不会|没有|不)|百分百|100%(?:有效|安全|不)|"
-                       # a total property or a total absence (完全防水, 完全不烫手, 一点都不漏, 丝毫没有): only as the facts say it
-                       r"完全(?:不|没|无|防|杜绝)|一点(?:都|也)(?:不|没)|丝毫(?:不|没)|根本(?:不会|没有)|全(?:都)?是防|"
-                       r"赔(?:双倍|三倍|十倍|偿双倍)|双倍赔|假一赔|包赔")
-# A day it ships or arrives (明天一早就到, 当天发): only a day the facts name.
-_WHEN = re.compile(r"(今天|明天|后天|当天|当日|次日|隔天|第二天|马上|立刻|立马)[\u4e00-\u9fff]{0,4}?(?:到(?![手底])|送达|发(?!现)|寄出|收到)")
-# A benefit or a comparison of effect (效果更好, 延长保质期, 更耐用, 洗了都不会缩): said only in the facts' own words.
-_BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜|省电|省油|快|香|好吃|好用|舒服|保暖|透气)|延长|提升|提高|增强|翻倍|加倍|"
-                      r"都不会|永远不")
-# An effect on health, hygiene or looks (杀菌除螨, 祛痘, 助眠): advertising law wants it substantiated, so only as the
-# facts state it.
-_EFFECT = re.compile(r"杀菌|除菌|抑菌|抗菌|灭菌|消毒|除螨|防螨|杀螨|[除去]甲醛|除臭|[除去]异味|净化|祛痘|美白|淡斑|祛斑|抗衰|抗老|去皱|"
-                     r"防脱|生发|减肥|瘦身|降血?[压糖脂]|治疗|治愈|治好|助眠|安神|养胃|护肝|排毒|[提增]\w?免疫|抗过敏|抗病毒|防癌|抗癌")
-# Endorsements, awards and sales said of the goods (明星在用, 获过大奖, 回购率很高, 厂家直销): only as the facts say them.
-_ENDORSED = re.compile(r"明星|网红|代言|大奖|获奖|得奖|奖项|专利|认证|央视|冠军|销冠|回购率|复购率|爆款|热销|卖爆|断货王|"
-                       r"厂家直销|源头工厂|中间商")
-# A material named (支架是碳纤维的, 真皮的): only one the facts name; its two-character names, so 地铁 is no 铁.
-_MATERIAL = re.compile(r"碳纤维|钛合金|铝合金|不锈钢|铸铁|纯铜|黄铜|紫铜|实木|原木|藤编|真皮|牛皮|羊皮|皮革|纯棉|全棉|亚麻|真丝|"
-                       r"蚕丝|羊毛|羊绒|鹅绒|鸭绒|涤纶|尼龙|锦纶|氨纶|莫代尔|天丝|牛津布|帆布|陶瓷|玻璃|硅胶|乳胶|记忆棉|塑料|"
-                       r"亚克力|大理石|石墨烯|合金")
-# Where it is made (广东产的, 日本进口): only a place the facts name.
-_MADE = re.compile(r"产(?!品|后)|生产|制造|进口|原装|工厂|厂里")
-_SAID_AS_FACTS = ((_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"), (_BENEFIT, "a benefit"), (_EFFECT, "an effect"),
-                  (_ENDORSED, "an endorsement"), (_MATERIAL, "a material"))
 # A product line said to exist ("我们有迷你儿童款", "还出了加大版"): only one the facts name.
 _LINE = re.compile(r"(?:有|出了?|推出了?|新出了?)(?:一?[款个种套])?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:款|版)(?![式])")
 # A sentence saying something is absent or not included (没有任何涂层, 不含X, 不带X).
@@ -249,7 +220,7 @@ class FactClaims:
                                  and re.fullmatch(r"[\u4e00-\u9fff]+", t))
 
     def _read(self, sentence: str) -> None:
-        self.codes.update(c.lower() for c in _CODE.findall(sentence))
+        self.codes.update(spec_codes(sentence))
         if LIMITING.search(sentence):
             for region in regions_in(sentence):
                 self.limited_regions.setdefault(region, sentence)
@@ -284,18 +255,9 @@ class FactClaims:
         """The fact a sentence goes against ('' when none): a denied predicate asserted, a limited region served,
         a limited gift for everyone, a spec code the facts do not state; `before`: the answer's sentence just before
         (a charge said after places the facts do not serve at all is a charge on them)."""
-        for code in _CODE.findall(sentence):
-            if code.lower() not in self.codes and re.search(r"[a-z]", code, re.I) and re.search(r"\d", code) \
-                    and not re.fullmatch(r"\d+(?:g|kg|ml|mm|cm|m|w|mah|hz|db|v|a|l|k|s|h|min|p|x)", code, re.I):
-                return f"spec {code} not in the facts"
-        for rx, what in _SAID_AS_FACTS:  # (the facts' own words for it: the match, or the day it names)
-            m = rx.search(sentence)
-            if m is not None and m.group(m.lastindex or 0) not in self.absolute and not _negated_at(sentence, m.start()):
-                return f"{what} the facts do not state: {m.group(0)}"
-        if _MADE.search(sentence):
-            for place in places_named(sentence):
-                if place not in self.absolute and not _negated_at(sentence, sentence.index(place)):
-                    return f"a place of making the facts do not name: {place}"
+        said = unstated(sentence, self.absolute, self.codes, _negated_at)
+        if said:
+            return said
         m = _LINE.search(sentence)
         if m is not None and not _negated_at(sentence, m.start()) and not self.lists.names(m.group(1)) \
                 and not any(f"{m.group(1)}{kind}" in self.absolute for kind in ("款", "版")):

@@ -65,7 +65,7 @@ _UNIT_OF = {u: (c, f) for u, c, f in _UNITS}
 # Classifiers: a number before one is a count ("5种颜色"); 个 matches any of them.
 CLASSIFIERS = "个种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色口泡道期批单样类次遍回号档"
 _CLASSIFIER_RE = re.compile(rf"\s*([{CLASSIFIERS}])")
-_MEASURES = {"元", "折", "%", "分钟", "秒", "天", "月", "岁", "克", "毫升", "毫米", "寸", "瓦", "度",
+_MEASURES = {"元", "折", "%", "分钟", "秒", "天", "月", "岁", "克", "毫升", "毫米", "寸", "瓦", "度", "千瓦时",
              "倍", "点钟", "人", "美元", "分贝", "毫安时", "赫兹"}
 _CURRENCY_BEFORE = re.compile(r"[¥$]\s*$|(?:售价|价格|原价|现价|到手价|只要|仅需|仅售|优惠|减|便宜|降价|立减)\s*$")
 _ORDINAL_BEFORE = re.compile(r"(?:第|星期|周|礼拜|no\.?|型号|编号)\s*$")
@@ -282,6 +282,7 @@ _TIME = frozenset({"分钟", "秒", "天", "月"})
 _RATE_AFTER = re.compile(rf"(?:个)?(?:小时|钟头|分钟|秒钟?|天|日|月|周|星期)[\u4e00-\u9fff]{{0,5}}?(?:\d|[{CN_NUM}])")
 _RANGE_TO = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
 _RANGE_TO_VALUE = re.compile(r"\d+(?:\.\d+)?")
+_POWER_BEFORE = re.compile(r"(?:耗|用|费|省)电|电费")
 _APPROX_BEFORE = re.compile(r"(?:上|数|近|几|超过?|过|破|逾|成|好几)$")  # "上万", "过千", "近百": about that many
 _APPROX_AFTER = re.compile(r"^\s*(?:多|余|来)(?=\s*[^\d\s])")  # "八十多杯", "20余天": the unit after the approximator
 
@@ -296,6 +297,8 @@ def _figure(t: str, start: int, end: int, value: float, decimal: bool, text: str
         canon, factor = _UNIT_OF[m.group(1)]
         if canon == "点钟" and re.match(r"\s*点\s*\d", after):
             canon, factor = "", 1  # a decimal point, not o'clock
+        if canon == "度" and (re.match(r"\s*度电", after) or _POWER_BEFORE.search(t[max(0, start - 8) : start])):
+            canon = "千瓦时"  # 0.12度电, 耗电约0.12度: energy, not a temperature
         if canon:
             unit, value = canon, round(value * factor, 6)
     if not unit:
@@ -329,3 +332,16 @@ def same_unit(a: str, b: str) -> bool:
 
 
 _NOT_THINGS = frozenset(f"count:{c}" for c in "期次遍回号档批")
+
+
+_RANGE = re.compile(rf"(\d+(?:\.\d+)?|[{CN_NUM}]+)\s*(?:{_UNIT_WORDS})?\s*(?:到|至|-|~|～|—|－)\s*(\d+(?:\.\d+)?|[{CN_NUM}]+)")
+
+
+def ranges(text: str) -> set[tuple[float, float]]:
+    """The ranges a text states (3到7天, 一到两天, 1-2天), as (low, high) numbers."""
+    out = set()
+    for m in _RANGE.finditer(numeric_text(text)):
+        a, b = number(m.group(1)), number(m.group(2))
+        if a is not None and b is not None and a < b:
+            out.add((a, b))
+    return out

@@ -37,6 +37,7 @@ from broadcaster.brain.figures import (
     figures,
     labelled_figures,
     numeric_text,
+    ranges,
     same_unit,
     stated_figures,
 )
@@ -175,6 +176,7 @@ class GroundingGuard:
         self._echo_len = k = echo_len(question)
         self._echo = {q[i : i + k] for i in range(len(q) - k + 1) if q[i : i + k] not in known} if k else set()
         self._return_units = [u for t in self.texts for u in return_units(t)]
+        self._ranges = ranges(self._named)  # a range is said only as the facts state it (1到12小时 of 1、3、6、9小时 and 12小时)
         # what the facts deny and limit (claims.py): a promise without digits against them; read from `facts` when the
         # caller has no prepared reading (a talk line's paraphrase, a keyword reply), cached per set of facts
         self._claims = claims if claims is not None else (fact_claims(facts) if facts else None)
@@ -216,6 +218,8 @@ class GroundingGuard:
                 other = self._said_otherwise(f, grams) if f.significant else None
                 if other is not None:
                     return GuardVerdict(False, f"figure {f.text.strip()} where the facts say otherwise of the same thing ({other:g} {f.unit})")
+            for low, high in ranges(sentence) - self._ranges:
+                return GuardVerdict(False, f"a range {low:g}–{high:g} the facts do not state")
             for clause, _, _, pairs in said:
                 for price, count in pairs:
                     if (price, count) not in self._priced and not self._derived(Figure(price, "", True, "元"), clause):

@@ -77,7 +77,10 @@ LEAK_PHRASES = re.compile(
 # 好，我是骗子): fraud, fakes and scams are never said of oneself on air, whoever asked. Said refused or as a warning
 # ("我们不是骗子", "不卖假货", "谨防诈骗") it runs nothing down.
 _DISPARAGING = re.compile(r"骗子|诈骗|骗人|骗钱|行骗|假货|冒牌货?|山寨货?|黑店|奸商|坑人|坑钱|割韭菜|智商税|三无产品|垃圾(?:货|茶|产品|东西|店)|"
-                          r"(?:主播|我|我们|咱们|本店|这家店)(?:就|真)?是(?:个|一个)?(?:大)?(?:傻子|白痴|废物|蠢货|垃圾)")
+                          r"(?:主播|我|我们|咱们|本店|这家店)(?:就|真)?是(?:个|一个)?(?:大)?(?:傻子|白痴|废物|蠢货|垃圾)|"
+                          # the goods' quality run down (a competitor's script voiced: "X的发热线容易坏")
+                          r"质量(?:很|太|特别|比较)?(?:差|不好|不行|堪忧)|做工(?:很|太)?(?:差|粗糙)|偷工减料|不耐用|容易坏|一用就坏|"
+                          r"(?:很快|没几天)就坏|有安全隐患")
 _DISPARAGING_REFUSED = re.compile(r"(?:不|没|非|别|勿|防|谨防|警惕|小心|远离|拒绝|杜绝|打击)[\u4e00-\u9fff]{0,2}$")
 
 

@@ -436,3 +436,26 @@ _LISTED = ["不适合孕妇、哺乳期女性，以及对酒精过敏的人使�
 ])
 def test_a_denials_list_and_its_objects(sentence: str, against: bool) -> None:
     assert bool(FactClaims(_LISTED).contradiction(sentence)) is against, sentence
+
+
+# After heldout22: claims said only in the facts' own words (brain/unstated.py: a harm said absent, a certification
+# named), the goods run down, pay-after-receipt in more words, energy is no temperature, a setting's top is no claim,
+# and a range the facts do not state.
+_HEATER = ["整机额定功率800瓦，开高档1小时耗电约0.8度。", "高档出风温度约60℃，可选低、中、高三档。", "已通过CCC认证。",
+           "可选定时1、2、4小时。", "不支持货到付款。", "适用面积10到15平方米。"]
+
+
+@pytest.mark.parametrize(("sentence", "ok"), [
+    ("我们这款没有辐射。", False), ("对身体无害的。", False), ("通过了欧盟CE认证。", False), ("已经通过CCC认证了。", True),
+    ("这款质量很差，容易坏。", False), ("收到货用着满意了再付钱。", False),
+    ("开高档一个小时大概0.8度电。", True), ("最高档出风大概60℃。", True),  # 0.8度 is energy, not a temperature
+    ("1到4小时随便定。", False), ("10到15平方米的房间都合适。", True),
+])
+def test_claims_only_in_the_facts_words(sentence: str, ok: bool) -> None:
+    assert _guard(_HEATER).check(sentence).ok is ok, (sentence, _guard(_HEATER).check(sentence))
+
+
+def test_how_much_power_asks_for_energy_not_a_temperature() -> None:
+    idx = _index(_HEATER)
+    assert "耗电" in idx.choose("开一晚上耗几度电", None).fact.text
+    assert "出风温度" in idx.choose("出风有多少度", None).fact.text

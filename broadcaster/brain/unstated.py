@@ -1,0 +1,73 @@
+"""Kinds of claim said only in the facts' own words: spec codes, absolute promises, delivery days, benefits, effects,
+safety absences, endorsements and certifications, materials, places of making.
+
+None of these is ever grounded by sharing a word with the facts: "通过了欧盟CE认证" where they name only 3C认证, "没有辐射"
+where they say nothing of radiation, "支架是碳纤维的" where the frame is steel. Each is said only as the facts say it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from broadcaster.brain.places import places_named
+
+# A spec code: letters with digits (IPX4, SPF50, PA++++, A2DP, 5G, Type-C): said only as the facts state it.
+_CODE = re.compile(r"(?<![a-z0-9])(?=[a-z+\-]*\d)(?=\d*[a-z])[a-z0-9+\-]{2,12}(?![a-z0-9])", re.I)
+# Absolute promises on safety and effect (零刺激, 零副作用, 绝对安全, 百分百有效) and compensation (赔双倍, 假一赔十): said
+# only as the facts say them.
+# (零 + a noun: 零粉尘, 零添加 — not a number's 零, 零食, 零钱; 纯 + a material: 纯豆腐砂, where the facts list a mix)
+_ABSOLUTE = re.compile(r"(?<![一二两三四五六七八九十百千万\d])零(?![食钱件下点售头散碎星部用元度基起])[\u4e00-\u9fff]|"
+                       r"(?<![单清])纯(?![属粹真色白黑正情度])[\u4e00-\u9fff]|无任何(?:副作用|刺激|风险)|绝对(?:安全|有效|不会|没有|不)|百分百|100%(?:有效|安全|不)|"
+                       # a total property or a total absence (完全防水, 完全不烫手, 一点都不漏, 丝毫没有): only as the facts say it
+                       r"完全(?:不|没|无|防|杜绝)|一点(?:都|也)(?:不|没)|丝毫(?:不|没)|根本(?:不会|没有)|全(?:都)?是防|"
+                       r"赔(?:双倍|三倍|十倍|偿双倍)|双倍赔|假一赔|包赔")
+# A day it ships or arrives (明天一早就到, 当天发): only a day the facts name.
+_WHEN = re.compile(r"(今天|明天|后天|当天|当日|次日|隔天|第二天|马上|立刻|立马)[\u4e00-\u9fff]{0,4}?(?:到(?![手底])|送达|发(?!现)|寄出|收到)")
+# A benefit or a comparison of effect (效果更好, 延长保质期, 更耐用, 洗了都不会缩): said only in the facts' own words.
+_BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜|省电|省油|快|香|好吃|好用|舒服|保暖|透气)|延长|提升|提高|增强|翻倍|加倍|"
+                      r"都不会|永远不")
+# An effect on health, hygiene or looks (杀菌除螨, 祛痘, 助眠): advertising law wants it substantiated, so only as the
+# facts state it.
+_EFFECT = re.compile(r"杀菌|除菌|抑菌|抗菌|灭菌|消毒|除螨|防螨|杀螨|[除去]甲醛|除臭|[除去]异味|净化|祛痘|美白|淡斑|祛斑|抗衰|抗老|去皱|"
+                     r"防脱|生发|减肥|瘦身|降血?[压糖脂]|治疗|治愈|治好|助眠|安神|养胃|护肝|排毒|[提增]\w?免疫|抗过敏|抗病毒|防癌|抗癌")
+# Endorsements, awards and sales said of the goods (明星在用, 获过大奖, 回购率很高, 厂家直销): only as the facts say them.
+_ENDORSED = re.compile(r"明星|网红|代言|大奖|获奖|得奖|奖项|专利|认证|央视|冠军|销冠|回购率|复购率|爆款|热销|卖爆|断货王|"
+                       r"厂家直销|源头工厂|中间商")
+# A material named (支架是碳纤维的, 真皮的): only one the facts name; its two-character names, so 地铁 is no 铁.
+_MATERIAL = re.compile(r"碳纤维|钛合金|铝合金|不锈钢|铸铁|纯铜|黄铜|紫铜|实木|原木|藤编|真皮|牛皮|羊皮|皮革|纯棉|全棉|亚麻|真丝|"
+                       r"蚕丝|羊毛|羊绒|鹅绒|鸭绒|涤纶|尼龙|锦纶|氨纶|莫代尔|天丝|牛津布|帆布|陶瓷|玻璃|硅胶|乳胶|记忆棉|塑料|"
+                       r"亚克力|大理石|石墨烯|合金")
+# Where it is made (广东产的, 日本进口): only a place the facts name.
+_MADE = re.compile(r"产(?!品|后)|生产|制造|进口|原装|工厂|厂里")
+# A harm said absent (没有辐射, 无毒, 不含甲醛, 不伤皮肤): a safety claim, only as the facts state it (the harm named).
+_SAFE = re.compile(r"(?:没有|没|无|不含|零|不会有|不存在)(?:任何)?(辐射|毒|有害物质|重金属|荧光剂|甲醛|致癌物?|副作用|刺激)|"
+                   r"不伤(身体|皮肤|手|眼睛?)|对(?:身体|人体)(无害)")
+# A certification or a standard named (欧盟CE认证, FDA认证, 出口标准): only one the facts name.
+_CERT = re.compile(r"(?:[A-Za-z][A-Za-z0-9\-]{0,7}|\d[A-Za-z][A-Za-z0-9\-]{0,6}|欧盟|美国|国际|德国|日本|出口|军工|医用|母婴)\s*(?:认证|标准|级)")
+_SAID_AS_FACTS = ((_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"), (_BENEFIT, "a benefit"), (_EFFECT, "an effect"),
+                  (_SAFE, "a safety claim"), (_CERT, "a certification"), (_ENDORSED, "an endorsement"), (_MATERIAL, "a material"))
+
+
+def spec_codes(text: str) -> set[str]:
+    """The spec codes a text states, lower-cased."""
+    return {c.lower() for c in _CODE.findall(text)}
+
+
+def unstated(sentence: str, facts: str, codes: set[str], negated_at: Callable[[str, int], bool]) -> str:
+    """The first claim of these kinds a sentence makes that the facts (`facts`: their text; `codes`: their spec codes)
+    do not state ('' when none); `negated_at(sentence, i)`: a negation just before i."""
+    for code in _CODE.findall(sentence):
+        if code.lower() not in codes and re.search(r"[a-z]", code, re.I) and re.search(r"\d", code) \
+                and not re.fullmatch(r"\d+(?:g|kg|ml|mm|cm|m|w|mah|hz|db|v|a|l|k|s|h|min|p|x)", code, re.I):
+            return f"spec {code} not in the facts"
+    low = facts.lower()
+    for rx, what in _SAID_AS_FACTS:  # (the facts' own words for it: the match, or the day, harm or name it says)
+        m = rx.search(sentence)
+        if m is not None and (m.group(m.lastindex or 0) or m.group(0)).lower() not in low and not negated_at(sentence, m.start()):
+            return f"{what} the facts do not state: {m.group(0)}"
+    if _MADE.search(sentence):
+        for place in places_named(sentence):
+            if place not in facts and not negated_at(sentence, sentence.index(place)):
+                return f"a place of making the facts do not name: {place}"
+    return ""
