@@ -60,8 +60,6 @@ _EVERYONE = re.compile(r"所有(?:订单|人|下单|宝子|家人)|每(?:一)?(?
                        r"每(?:一)?单都|一律送|全员")
 _GIFT = re.compile(r"送|赠|福利|礼")
 
-
-
 # What the facts require (需/要/请/建议 X, 每…一次): a sentence that says it is not needed goes against them.
 _REQUIRE = re.compile(r"(?<![无不没勿别])(?:需要?|要|请|建议|务必|必须|记得)([\u4e00-\u9fff]{2,8})|每[\u4e00-\u9fff\d]{0,4}([\u4e00-\u9fff]{2,4})一次")
 _NO_NEED = re.compile(r"(?:不用|不需要|无需|无须|不必|没必要|免)(?:再|去|专门|单独|特意)?([\u4e00-\u9fff]{2,6})")
@@ -95,7 +93,8 @@ def _segments(text: str) -> list[str]:
 
 
 # Words a denied predicate's longer phrase holds that name nothing of their own ("不要放在超过40度的车内": 超过).
-_GENERIC = frozenset({"上面", "下面", "里面", "外面", "旁边", "上方", "下方", "底部", "顶部", "超过", "使用", "进行", "单独", "直接", "需要", "可以", "能够", "以上", "以下", "之后", "之前", "时候", "时间",
+_GENERIC = frozenset({"上面", "下面", "里面", "外面", "旁边", "上方", "下方", "底部", "顶部",
+                      "超过", "使用", "进行", "单独", "直接", "需要", "可以", "能够", "以上", "以下", "之后", "之前", "时候", "时间",
                       "地方", "东西", "情况", "一起", "长期", "经常", "专门", "特别", "任何", "所有", "全部", "部分", "一般", "正常",
                       "普通", "影响", "范围", "方式", "问题", "要求", "建议", "摄氏", "摄氏度", "厘米", "毫升", "小时", "分钟",
                       # a light verb with its preposition names no predicate ("禁止放在水龙头下冲洗": 放在; "不要加香水": 要加)
@@ -354,7 +353,7 @@ def _denied(sentence: str) -> Iterator[tuple[str, int, int, str]]:
             continue
         g = _GOES_ON.match(clause) if m is None and last is not None else None
         if g is not None:
-            yield clause, 0, g.end(), last or ""
+            yield clause, 0, g.end(), last
             continue
         last = None
         yield clause, -1, -1, ""

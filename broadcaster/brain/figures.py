@@ -337,6 +337,12 @@ _NOT_THINGS = frozenset(f"count:{c}" for c in "期次遍回号档批")
 _RANGE = re.compile(rf"(\d+(?:\.\d+)?|[{CN_NUM}]+)\s*(?:{_UNIT_WORDS})?\s*(?:到|至|-|~|～|—|－)\s*(\d+(?:\.\d+)?|[{CN_NUM}]+)")
 
 
+@functools.lru_cache(maxsize=8)
+def stated_ranges(texts: tuple[str, ...]) -> frozenset[tuple[float, float]]:
+    """The ranges a set of facts states, read once per set (like labelled_figures)."""
+    return frozenset(r for t in texts for r in ranges(t))
+
+
 def ranges(text: str) -> set[tuple[float, float]]:
     """The ranges a text states (3到7天, 一到两天, 1-2天), as (low, high) numbers."""
     out = set()

@@ -40,6 +40,7 @@ from broadcaster.brain.figures import (
     ranges,
     same_unit,
     stated_figures,
+    stated_ranges,
 )
 from broadcaster.brain.grounding_en import english_facts, is_english, leak_en
 from broadcaster.brain.guard_rules import (
@@ -176,7 +177,8 @@ class GroundingGuard:
         self._echo_len = k = echo_len(question)
         self._echo = {q[i : i + k] for i in range(len(q) - k + 1) if q[i : i + k] not in known} if k else set()
         self._return_units = [u for t in self.texts for u in return_units(t)]
-        self._ranges = ranges(self._named)  # a range is said only as the facts state it (1到12小时 of 1、3、6、9小时 and 12小时)
+        # a range is said only as the facts state it (1到12小时 of 1、3、6、9小时 and 12小时)
+        self._ranges = ranges(self._joined) | (stated_ranges(facts) if facts else frozenset())
         # what the facts deny and limit (claims.py): a promise without digits against them; read from `facts` when the
         # caller has no prepared reading (a talk line's paraphrase, a keyword reply), cached per set of facts
         self._claims = claims if claims is not None else (fact_claims(facts) if facts else None)
