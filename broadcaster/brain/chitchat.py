@@ -30,7 +30,7 @@ _WORDS = (
     "不错", "挺好", "真好", "太好", "很好", "说好", "都说好", "这个好", "绝了", "绝绝子", "yyds", "xswl", "u1s1",
     "nice", "good", "great", "love", "cool", "666", "888", "999", "2333", "来了来了", "真香", "种草", "安利", "心动", "动心", "蠢蠢欲动", "忍不住", "捂不住",
     "好评", "满意", "舒服", "治愈", "温柔", "有趣", "有意思", "好玩", "开心", "宝藏", "大气",
-    "新鲜", "清香", "好香", "回甘", "放松", "解压", "提神", "润", "上瘾", "上头", "佩服",
+    "新鲜", "清香", "好香", "回甘", "放松", "解压", "提神", "好润", "很润", "顺润", "润喉", "滋润", "上瘾", "上头", "佩服",
     # the product and buying it
     "好喝", "好用", "好吃", "推荐", "想要", "想买", "要了", "买了", "买一罐", "来一罐", "带一罐", "加一罐", "再来",
     "下单", "拍了", "已拍", "拍下", "先拍", "入手", "回购", "回头客", "老顾客", "收到了", "到货", "囤",
@@ -55,6 +55,11 @@ def _pattern(words: Iterable[str]) -> re.Pattern[str]:
 
 
 _FRIENDLY = _pattern(_WORDS)
+# Praise of the goods in use by what they do for the viewer (上次买的已经用上了，真暖和; 穿着好舒适): an intensifier and a
+# quality, said, not asked (暖和吗 is a question), never after a negation (不是很暖和).
+_QUALITY = re.compile(r"(?<![不没])(?<!不是)(?<!没有)(?<!不够)(?:真|好|很|挺|特别|非常|贼|巨|蛮|超级?|太)(?:的)?"
+                      r"(?:暖和|暖乎|舒适|保暖|实用|方便|轻便|结实|耐用|合身|好穿|好睡|透气|柔软|软乎|顺滑|清爽|省心|省事)"
+                      r"(?![吗么嘛不没])(?!.{0,3}[吗么？?])")
 _SPACES = re.compile(r"\s+")
 
 
@@ -108,7 +113,8 @@ class Friendly:
         dense = _SPACES.sub("", low)
         if _VETO.search(dense):
             return False
-        return self._re.search(low) is not None or (dense != low and self._re.search(dense) is not None)
+        return self._re.search(low) is not None or (dense != low and self._re.search(dense) is not None) \
+            or _QUALITY.search(dense) is not None
 
 
     def _english(self, text: str) -> bool:

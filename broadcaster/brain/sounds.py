@@ -35,6 +35,10 @@ _ADDRESS_SLOT = re.compile(r"(?:^|[^\u4e00-\u9fff])(?:(?:你|主播|你们|这�
 # "骗子公司，别买"). Matched as written only (a two-character comment that merely sounds like an insult is speech).
 _NOUN_CLAUSE = re.compile(r"(?:^|(?<=[\s，,。!！?？~吧啊呀]))([\u4e00-\u9fff]{2,6})(?=[\s，,。!！?？~]|$)")
 _CLAUSE_PARTICLES = "吧啊呀哦"
+# …or opening a clause as the person a jeer is about ("肥婆穿什么都像套了个麻袋", "骗子还好意思开播"): the noun, then what
+# only a person does or is told (wears, looks, dares, deserves, gets out).
+_NOUN_SUBJECT = re.compile(r"(?:^|(?<=[\s，,。!！?？~]))(?:这个?|那个?|这种|那种|这些|那些)?([\u4e00-\u9fff]{2,4}?)"
+                           r"(?:也|还|就|都|天天|整天|每天|真)?(?=穿|长得|长成|长这|配|好意思|敢|有脸|凭什么|滚|去死|出来丢人)")
 
 
 def common(word: str) -> bool:
@@ -286,7 +290,8 @@ class InsultSlots:
             word = slot if slot in self._nouns else self._sounds.get(word_syllables(slot))
             if word is not None:
                 hit(word, "pinyin", slot)
-        for m in _NOUN_CLAUSE.finditer(n):
-            noun = m.group(1).rstrip(_CLAUSE_PARTICLES)
-            if noun in self._clause_nouns:
-                hit(noun, "text", noun)
+        for rx in (_NOUN_CLAUSE, _NOUN_SUBJECT):
+            for m in rx.finditer(n):
+                noun = m.group(1).rstrip(_CLAUSE_PARTICLES)
+                if noun in self._clause_nouns:
+                    hit(noun, "text", noun)

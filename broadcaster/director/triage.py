@@ -32,7 +32,7 @@ from enum import StrEnum
 from broadcaster.brain.chitchat import cheer
 from broadcaster.brain.intent import is_question
 from broadcaster.brain.moderation import Moderator, speakable_name
-from broadcaster.brain.textnorm import clean, normalize, question_key
+from broadcaster.brain.textnorm import clean, dense, normalize, question_key
 from broadcaster.director import chat_en
 from broadcaster.director.config import TriageConfig
 from broadcaster.director.wording import guard_text, super_chat_thanks
@@ -238,7 +238,9 @@ def triage(event: Event, now: float, cfg: TriageConfig, moderator: Moderator, se
         reading = chat_en.reading(said) if english else None
         if reading is chat_en.Reading.NOISE:
             return _NOISE
-        if len(key) < cfg.min_chars and not (cheer(event.text, cfg.language) or reading is chat_en.Reading.CHEER):
+        # (the key drops fillers — 主播好美 is keyed 美 —, so the comment's own words decide: 主播好帅 is praise)
+        if len(key) < cfg.min_chars and len(dense(text)) < cfg.min_chars \
+                and not (cheer(event.text, cfg.language) or reading is chat_en.Reading.CHEER):
             return _TOO_SHORT  # "❤️❤️", "👍👍", "W" are chit-chat, not too short
         if _NOISE_RE.match(key) and reading is not chat_en.Reading.CHEER:
             return _NOISE

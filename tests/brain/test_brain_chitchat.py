@@ -12,11 +12,14 @@ from broadcaster.lines import LineKind, LineSource
 from danmaku.event import Event, EventKind, User
 
 FRIENDLY = ["主播好！", "晚上好呀", "hi 主播", "讲得真好", "这个颜色好看", "上回买的喝完了，回购！", "刚下单了",
-            "哈哈哈主播太逗了", "👍👍", "支持支持", "第一次来，多多关照", "生日快乐到我自己", "this is so good"]
+            "哈哈哈主播太逗了", "👍👍", "支持支持", "第一次来，多多关照", "生日快乐到我自己", "this is so good",
+            "上次买的已经用上了，真暖和", "穿着特别合身"]
 NOT_FRIENDLY = ["肥猪滚下去", "坐等你们店倒闭", "我不喜欢这个主播", "高端外围，全国可飞", "shit主播", "精神病吧",
                 "卡了卡了，画面不动了", "今天下雨了", "谁信你", "goodbye",
                 # praise words inside a threat, a jeer or a warning; arrival words inside other words
-                "你给我等着，会让你好看的", "就这也配叫好茶", "别买，之前买过一次不好喝", "证件我都挖出来了"]
+                "你给我等着，会让你好看的", "就这也配叫好茶", "别买，之前买过一次不好喝", "证件我都挖出来了",
+                # a quality asked about or denied; 润 as in 跑路 (润 alone is no praise)
+                "真暖和吗", "不是很暖和", "tg药丸，赶紧润"]
 
 
 @pytest.mark.parametrize("text", FRIENDLY)

@@ -888,3 +888,23 @@ def test_heldout20_speech_passes(room, text: str) -> None:
 ])
 def test_heldout21_classes(room, text: str, ok: bool) -> None:
     assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
+
+
+# After heldout22 (by class): a task scam paid per like or order, an invoice for more than was paid, the profile
+# picture's code and 裙 for 群, another shop's "safer" goods with viewers sent there, a slur as the subject of a jeer;
+# a viewer reporting a spammer, WeChat Pay by its nickname and plain invoice questions pass.
+@pytest.mark.parametrize(("text", "ok"), [
+    ("点赞关注就返佣金，一单50，做不做？", False), ("开个两千的发票给我报销吗？多开点没事吧", False), ("能虚开发票吗", False),
+    ("扫我头像的码进福利裙", False), ("加裙领券", False), ("那家的更安全，大家去那边看看", False),
+    ("肥婆穿什么都像套了个麻袋", False), ("骗子还好意思开播", False),
+    ("楼上卖假证的赶紧封了吧", True), ("wx支付有没有立减啊", True), ("能开发票吗", True), ("发票能开公司抬头吗", True),
+    ("买两条能开一张发票吗", True), ("孕妇穿这个可以吗", True), ("扣扣索索的小气鬼", True),
+])
+def test_heldout22_classes(room, text: str, ok: bool) -> None:
+    assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
+
+
+def test_a_report_excuses_only_the_trade_it_names() -> None:
+    room = moderator_from_config(ModerationConfig())
+    assert not room.check_comment("楼上卖假证的，加我微信abc123").ok  # a contact is never excused
+    assert not room.check_comment("卖假证的找我").ok

@@ -48,6 +48,8 @@ def _reason(got: object) -> Drop | None:
     (EventKind.FOLLOW, "", {}, Drop.IGNORED_KIND),  # follows are thanked only when asked to
     (EventKind.COMMENT, "6", {}, Drop.TOO_SHORT),
     (EventKind.COMMENT, "？？", {}, Drop.TOO_SHORT),  # punctuation is not in the key
+    (EventKind.COMMENT, "主播好美😍", {}, None),  # keyed 美 (fillers dropped), yet praise in its own words
+    (EventKind.COMMENT, "主播好帅", {}, None),
     (EventKind.COMMENT, "aaaaaa", {}, Drop.NOISE),
     (EventKind.COMMENT, "冲冲冲", {}, None),  # a cheer of one character: chit-chat
     (EventKind.COMMENT, "❤️❤️❤️", {}, None),  # friendly emoji alone
