@@ -1,4 +1,4 @@
-"""Kinds of claim said only in the facts' own words: spec codes, absolute promises, delivery days, benefits, effects,
+"""Kinds of claim said only in the facts' own words: spec codes, modes, exact fits, being carried about, absolute promises, delivery days, benefits, effects,
 safety absences, endorsements and certifications, materials, places of making.
 
 None of these is ever grounded by sharing a word with the facts: "通过了欧盟CE认证" where they name only 3C认证, "没有辐射"
@@ -45,7 +45,15 @@ _SAFE = re.compile(r"(?:没有|没|无|不含|零|不会有|不存在)(?:任何)
                    r"不伤(身体|皮肤|手|眼睛?)|对(?:身体|人体)(无害)")
 # A certification or a standard named (欧盟CE认证, FDA认证, 出口标准): only one the facts name.
 _CERT = re.compile(r"(?:[A-Za-z][A-Za-z0-9\-]{0,7}|\d[A-Za-z][A-Za-z0-9\-]{0,6}|欧盟|美国|国际|德国|日本|出口|军工|医用|母婴)\s*(?:认证|标准|级)")
-_SAID_AS_FACTS = ((_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"), (_BENEFIT, "a benefit"), (_EFFECT, "an effect"),
+# A mode or setting named (选轻柔模式就行, 开睡眠档): only one the facts have — the name in their words, or its last
+# character with the setting (最高档 where they say 高档).
+_MODE = re.compile(r"([\u4e00-\u9fff]{2})(模式|档(?!位|次|期))")
+# An exact fit (1.8米的床正好铺满, 刚好放进后备箱): only as the facts say it (they may give a margin left over).
+_FIT = re.compile(r"(?:正好|刚好|刚刚好|完美)(?:能)?(?:铺满|盖满|塞满|装满|放下|放进|塞进|合适|贴合|匹配|适配)")
+# Carried about (出差带着特别方便, 便携): a use the facts speak of by its own words (携带, 便携, 出差, 旅行 …).
+_CARRIED = re.compile(r"便携|方便(?:携带|带|拿)|(?:带着|随身带|带出门|出差带|旅行带|拎着)(?:也|很|特别|超|非常|都)?(?:方便|轻松|不累)")
+_CARRIED_FACTS = re.compile(r"便携|携带|出差|旅行|旅游|外出|随身|出门")
+_SAID_AS_FACTS = ((_FIT, "an exact fit"), (_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"), (_BENEFIT, "a benefit"), (_EFFECT, "an effect"),
                   (_SAFE, "a safety claim"), (_CERT, "a certification"), (_ENDORSED, "an endorsement"), (_MATERIAL, "a material"))
 
 
@@ -66,6 +74,13 @@ def unstated(sentence: str, facts: str, codes: set[str], negated_at: Callable[[s
         m = rx.search(sentence)
         if m is not None and (m.group(m.lastindex or 0) or m.group(0)).lower() not in low and not negated_at(sentence, m.start()):
             return f"{what} the facts do not state: {m.group(0)}"
+    for m in _MODE.finditer(sentence):
+        name, kind = m.group(1), m.group(2)
+        if name not in facts and name[-1] + kind not in facts and not negated_at(sentence, m.start()):
+            return f"a mode the facts do not name: {m.group(0)}"
+    m = _CARRIED.search(sentence)
+    if m is not None and not _CARRIED_FACTS.search(facts) and not negated_at(sentence, m.start()):
+        return f"a use the facts do not speak of: {m.group(0)}"
     if _MADE.search(sentence):
         for place in places_named(sentence):
             if place not in facts and not negated_at(sentence, sentence.index(place)):

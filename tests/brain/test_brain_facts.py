@@ -459,3 +459,17 @@ def test_how_much_power_asks_for_energy_not_a_temperature() -> None:
     idx = _index(_HEATER)
     assert "耗电" in idx.choose("开一晚上耗几度电", None).fact.text
     assert "出风温度" in idx.choose("出风有多少度", None).fact.text
+
+
+# After heldout22's invented claims: a mode the facts do not name, an exact fit where they give a margin, being carried
+# about where they speak of no such use.
+_BLANKET = ["1.8米的床也能用，居中铺好后两边各留出约15厘米。", "不能机洗。", "只能使用220伏家用插座供电，不支持充电宝供电。",
+            "可调1到5档温度，高档约15分钟热起来。"]
+
+
+@pytest.mark.parametrize(("sentence", "ok"), [
+    ("选轻柔模式就行。", False), ("1.8米的床正好铺满。", False), ("出差带着特别方便。", False),
+    ("开最高档15分钟就热起来。", True), ("调到1档就行。", True), ("1.8米的床也能用，居中铺好后两边各留出约15厘米。", True),
+])
+def test_modes_fits_and_uses_only_in_the_facts_words(sentence: str, ok: bool) -> None:
+    assert _guard(_BLANKET).check(sentence).ok is ok, (sentence, _guard(_BLANKET).check(sentence))
