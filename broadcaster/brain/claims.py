@@ -73,6 +73,7 @@ _ABSENT = re.compile(r"(?:没有任何|没有|无任何|不含任何|不含|不�
 # The whole product said of (整个枕头都能机洗): a denial about a part of it holds.
 _WHOLE = re.compile(r"整个|整只|整件|整条|整套|整体|连同|连[\u4e00-\u9fff]{1,4}一起|全部都")
 # A charge on top of the postage (运费要加15元, 加收, 补邮费).
+_FREE = re.compile(r"包邮|免|不(?:用|需要?)?加|不加收|不收|没有运费|运费全免")
 _SURCHARGE = re.compile(r"加收|另收|补(?:运费|邮费|差价)|(?:运费|邮费)[\u4e00-\u9fff]{0,2}加|加[\u4e00-\u9fff]{0,2}(?:运费|邮费)")
 # Serving words that say a region is NOT served (the facts serve it, if at a surcharge).
 _NOT_SERVED = re.compile(r"(?:暂时|暂)?(?:不|不能|没法|无法)(?:发货|发|寄|配送|送)")
@@ -284,6 +285,9 @@ class FactClaims:
             fact = self.limited_regions.get(region)
             if fact is not None:
                 m = _SERVED.search(sentence)
+                # (a region served at a surcharge is served: only its postage said free goes against the facts)
+                if m is not None and region in self.surcharged and not _FREE.match(m.group(0)):
+                    continue
                 if m is not None and not _negated_at(sentence, m.start()) and not LIMITING.search(sentence) \
                         and not _OTHERS.match(_clause_at(sentence, m.start())):
                     return f"{region} served ({m.group(0)}) where the facts limit it: {fact}"

@@ -195,6 +195,7 @@ def warm_guard(facts: tuple[str, ...]) -> None:
     """Builds the KB-wide figure indexes a guard with these facts uses (call off the event loop after a KB build)."""
     labelled_figures(facts)
     stated_figures(facts)
+    stated_lists(facts)
 
 
 def figures(text: str) -> list[Figure]:
@@ -341,6 +342,21 @@ _RANGE = re.compile(rf"(\d+(?:\.\d+)?|[{CN_NUM}]+)\s*(?:{_UNIT_WORDS})?\s*(?:到
 def stated_ranges(texts: tuple[str, ...]) -> frozenset[tuple[float, float]]:
     """The ranges a set of facts states, read once per set (like labelled_figures)."""
     return frozenset(r for t in texts for r in ranges(t))
+
+
+@functools.lru_cache(maxsize=8)
+def stated_lists(texts: tuple[str, ...]) -> frozenset[tuple[tuple[float, str], ...]]:
+    """Every run of three or more figures a fact's clause lists (可选定时1、3、6、9小时), as (value, unit) in order: the
+    same list said in other words (可以定1、3、6、9小时) is that fact, whatever words it shares."""
+    out = set()
+    for t in texts:
+        run = figure_run(t)
+        out.update(run[i:j] for i in range(len(run)) for j in range(i + 3, len(run) + 1))
+    return frozenset(out)
+
+
+def figure_run(text: str) -> tuple[tuple[float, str], ...]:
+    return tuple((round(f.value, 4), f.unit) for f in figures(numeric_text(text)))
 
 
 def ranges(text: str) -> set[tuple[float, float]]:

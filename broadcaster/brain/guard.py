@@ -34,12 +34,14 @@ from broadcaster.brain.figures import (
     CN_NUM,
     Figure,
     cjk_bigrams,
+    figure_run,
     figures,
     labelled_figures,
     numeric_text,
     ranges,
     same_unit,
     stated_figures,
+    stated_lists,
     stated_ranges,
 )
 from broadcaster.brain.grounding_en import english_facts, is_english, leak_en
@@ -166,7 +168,7 @@ class GroundingGuard:
         # differently labelled figures still need the retrieved passages (a 3 from "续水3次" is no 仨罐).
         facts = tuple(facts)
         self._labelled = labelled_figures(facts) if facts else frozenset()
-        self._stated = stated_figures(facts) if facts else {}
+        self._stated, self._lists = (stated_figures(facts), stated_lists(facts)) if facts else ({}, frozenset())
         # (price, count) said together in one clause of the passages or facts ("两罐装188元"): a price said with a count
         # of the goods is grounded only as such a pair (99元 is one can's price, never two cans')
         self._priced = {pair for t in (*self.texts, *(numeric_text(t) for t in facts))
@@ -211,6 +213,9 @@ class GroundingGuard:
         if self.grounding and not english:  # an English sentence's figures are read by words, against all the facts
             said = [(c, cjk_bigrams(c), fs, _price_counts(fs)) for c in CLAUSE_CUT.split(numeric_text(sentence))
                     for fs in (figures(c),)]
+            # (a clause listing three or more figures exactly as a fact lists them is that fact)
+            if len(run := figure_run(sentence)) >= 3 and run in self._lists:
+                said = [(c, g, [], p) for c, g, _, p in said]
             for clause, grams, f, pairs in ((c, g, f, p) for c, g, fs, p in said for f in fs):
                 if f.significant and not self._grounded(f, grams) and not self._derived(f, clause) \
                         and not ((f.unit == "元" or f.unit in _GOODS) and pairs & self._priced):

@@ -473,3 +473,17 @@ _BLANKET = ["1.8米的床也能用，居中铺好后两边各留出约15厘米�
 ])
 def test_modes_fits_and_uses_only_in_the_facts_words(sentence: str, ok: bool) -> None:
     assert _guard(_BLANKET).check(sentence).ok is ok, (sentence, _guard(_BLANKET).check(sentence))
+
+
+def test_a_list_of_figures_as_a_fact_lists_them_is_that_fact() -> None:
+    facts = ["可选定时1、3、6、9小时；不设定时的话，连续通电12小时会自动断电。", "内置过热保护，温度异常时自动断电。"]
+    g = GroundingGuard([facts[1]], facts=facts)  # the timer's passage was not retrieved
+    assert g.check("可以定1、3、6、9小时。").ok
+    assert not g.check("可以定1、3、6、12小时。").ok  # another list
+    assert not g.check("可以定9小时。").ok  # one figure alone still needs its passage
+
+
+def test_a_region_served_at_a_surcharge_is_served() -> None:
+    claims = FactClaims(["全国大部分地区包邮；新疆、西藏每单加收15元运费；港澳台及海外暂不发货。"])
+    assert claims.contradiction("新疆是可以发的。") == ""
+    assert claims.contradiction("新疆也包邮。") != "" and claims.contradiction("香港也能发。") != ""
