@@ -62,7 +62,8 @@ _GIFT = re.compile(r"送|赠|福利|礼")
 
 # What the facts require (需/要/请/建议 X, 每…一次): a sentence that says it is not needed goes against them.
 _REQUIRE = re.compile(r"(?<![无不没勿别])(?:需要?|要|请|建议|务必|必须|记得)([\u4e00-\u9fff]{2,8})|每[\u4e00-\u9fff\d]{0,4}([\u4e00-\u9fff]{2,4})一次")
-_NO_NEED = re.compile(r"(?:不用|不需要|无需|无须|不必|没必要|免)(?:再|去|专门|单独|特意)?([\u4e00-\u9fff]{2,6})")
+# (不用 of "while not in use" is no "no need": 长时间不用的话充满电关机)
+_NO_NEED = re.compile(r"(?:(?<!长时间)(?<!长期)(?<!暂时)(?<!平时)不用(?![的时])|不需要|无需|无须|不必|没必要|免)(?:再|去|专门|单独|特意)?([\u4e00-\u9fff]{2,6})")
 # A limit on buying the facts state (限购5支, 每人限…), said away ("不限购", "想拍多少拍多少").
 _BUY_LIMIT = re.compile(r"限购|每(?:人|个账号|个ID|单)限|仅限\d|最多(?:买|拍)")
 _NO_LIMIT = re.compile(r"不限购|无限购|没有限购|不限量|随便(?:拍|买)|想(?:拍|买|要)(?:多少|几)|(?:拍|买|下单)(?:多少|几)[\u4e00-\u9fff]?都")
@@ -215,7 +216,8 @@ class FactClaims:
         for sentence in sentences:
             self._read(sentence)
         # what the facts state and never deny: a sentence that says it is absent goes against them ("没有任何涂层")
-        denied = {t for d in self.denials for k in d.keys for t in (k, *_segments(k))}
+        denied = {t for d in self.denials for k in d.keys for t in (k, *_segments(k))}  # …or want absent (机身无划痕):
+        denied |= {t for x in sentences for m in re.finditer(r"(?:无(?![线损论需须法限缝理])|没有|不含|未)([\u4e00-\u9fff]{2,4})", x) for t in _segments(m.group(1))}
         self._stated = frozenset(t for t in self._affirmed if len(t) >= 2 and t not in denied and t not in _GENERIC
                                  and re.fullmatch(r"[\u4e00-\u9fff]+", t))
 

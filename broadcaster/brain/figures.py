@@ -251,8 +251,8 @@ def figures(text: str) -> list[Figure]:
             value *= {"万": 1e4, "w": 1e4, "千": 1e3, "k": 1e3, "亿": 1e8}[mult]
         claim(m.start(), m.end())
         f = _figure(t, m.start(), m.end(), value, bool(frac), m.group(0))
-        if not f.unit and m.group(0).lstrip()[:1] in "¥$":
-            f = Figure(f.value, f.text, True, "元")
+        if not f.unit and (m.group(0).lstrip()[:1] in "¥$" or (value >= 10 and _PER_ONE.match(t, m.end()))):
+            f = Figure(f.value, f.text, True, "元")  # (a price said per piece without its 元: 到手89一箱)
         out.append(_with_label(f, t, m.start()))
     for m in _CHINESE.finditer(t):
         s = m.group(0)
@@ -262,6 +262,8 @@ def figures(text: str) -> list[Figure]:
         if value is None:
             continue
         lone = all(c in _CN_UNITS for c in s)  # "万", "百", "十万": a power of ten without a digit
+        if lone and m.start() and t[m.start() - 1] in CN_NUM:
+            continue  # the start of the unit after a decimal ("一点三千克": 1.3 of 千克)
         if lone:
             value = 1.0
             for c in s:
@@ -279,6 +281,7 @@ def figures(text: str) -> list[Figure]:
 
 
 _TIME = frozenset({"分钟", "秒", "天", "月"})
+_PER_ONE = re.compile(r"\s*一(?:箱|罐|件|盒|袋|包|瓶|套|支|条|双|只|台|把|张|桶|提|斤)")
 # a number soon after the span: the span is a rate's ("一分钟大概震38000次", "一天刷两次")
 _RATE_AFTER = re.compile(rf"(?:个)?(?:小时|钟头|分钟|秒钟?|天|日|月|周|星期)[\u4e00-\u9fff]{{0,5}}?(?:\d|[{CN_NUM}])")
 _RANGE_TO = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")

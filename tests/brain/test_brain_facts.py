@@ -487,3 +487,17 @@ def test_a_region_served_at_a_surcharge_is_served() -> None:
     claims = FactClaims(["全国大部分地区包邮；新疆、西藏每单加收15元运费；港澳台及海外暂不发货。"])
     assert claims.contradiction("新疆是可以发的。") == ""
     assert claims.contradiction("新疆也包邮。") != "" and claims.contradiction("香港也能发。") != ""
+
+
+# Grounded sentences the guard withheld on the sets (by class): a decimal before 千克, a price said per piece without
+# its 元, 不用 of "while not in use", what the facts want absent (机身无划痕), a container opened (拆袋) as 拆封.
+@pytest.mark.parametrize(("facts", "sentence", "ok"), [
+    (["芯子净重1.3千克。"], "芯子净重一点三千克左右。", True),
+    (["直播间到手价89元一箱。"], "到手89一箱。", True), (["直播间到手价89元一箱。"], "到手79一箱。", False),
+    (["长期不用时请充满电后关机。"], "长时间不用的话充满电关机。", True), (["长期不用时请充满电后关机。"], "不用充满电也行。", False),
+    (["需包装和配件齐全、机身无划痕。"], "只要包装配件齐全、没有划痕就行。", True),
+    (["未拆袋的支持七天无理由退货，拆袋使用后不支持无理由退。"], "拆开用过的就不支持无理由退了。", True),
+    (["未拆袋的支持七天无理由退货，拆袋使用后不支持无理由退。"], "拆开用过了也能无理由退。", False),
+])
+def test_grounded_sentences_of_the_sets_pass(facts: list[str], sentence: str, ok: bool) -> None:
+    assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
