@@ -205,7 +205,7 @@ _MORE_CONDITIONS = {"使用": r"喝完|用完|吃完|喝掉|用掉|喝了一半|
 _CONDITIONS = [(label, re.compile(rx + ("|" + _MORE_CONDITIONS[label] if label in _MORE_CONDITIONS else "")))
                for label, rx in RETURN_CONDITIONS]
 RESTRICTIONS = re.compile(RETURN_RESTRICTIONS)
-_NEGATION = re.compile(r"(?:未|不|没|没有|无需|不用|别|勿|不能|不可|不支持)$")
+_NEGATION = re.compile(r"(?:未|不|没|没有|无需|不用|别|勿|不能|不可|不支持)(?:七天|7天|七日|7日)?$")  # 不支持七天无理由
 SENTENCE_END = re.compile(r"[。！？!?；;\n]+")
 CLAUSE_END = re.compile(r"[，,、：:]+")
 
@@ -231,5 +231,5 @@ def return_conditions(unit: str) -> set[tuple[str, bool]]:
     out: set[tuple[str, bool]] = set()
     for label, rx in _CONDITIONS:
         for m in rx.finditer(unit):
-            out.add((label, not _NEGATION.search(unit[max(0, m.start() - 4) : m.start()])))
+            out.add((label, not _NEGATION.search(unit[max(0, m.start() - 6) : m.start()])))
     return out

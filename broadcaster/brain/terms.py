@@ -1,5 +1,5 @@
 """The shop's terms the facts set, and a sentence that goes against one: the default carrier, who pays in which case,
-and what is sold apart.
+what is sold apart, and what a cover leaves out.
 
 "默认发中通快递" makes 中通 the default, so "默认发顺丰" goes against it; "无理由退货运费由买家承担" makes the buyer pay for a
 no-reason return, so "无理由退货运费我们全包" goes against it; "在沙滩上使用需另拍防陷脚套" sells the foot covers apart, so
@@ -23,6 +23,8 @@ _AS_IS = re.compile(r"直接|就行|没问题|随便|照样|也能|都能|放心
 _CASE = re.compile(r"无理由|七天|7天|不喜欢|个人原因|非质量|拆封")
 _BUYER_PAYS = re.compile(r"(?:买家|顾客|消费者|客户|您|自己)(?:承担|自付|自理|支付|出|负责)|需自付|自理")
 _SHOP_PAYS = re.compile(r"(?:我们|店铺|商家|店家|卖家|咱们|本店)(?:全|来|都)?(?:包|出|承担|负责|报销)|全包|(?:不用|无需|不需要|不要)(?:您|你)?(?:出|付|掏)|一分钱不用")
+# A part the facts leave out of a cover (椅布属于易耗件不在保修范围), said to be covered (椅布也一起保).
+_OUT_OF = re.compile(r"([\u4e00-\u9fff]{2,8}?)(?:属于[\u4e00-\u9fff]{1,6}?)?(?:不在|不属于|不包括在?)(保修|质保|退换|退货|包邮|售后)(?:范围|之列|内)")
 _USE_EDGE = re.compile(r"^(?:在|于|去|到)|(?:上|里|中|使用|用)+$")
 
 
@@ -33,12 +35,14 @@ class Terms:
         self.defaults: dict[str, str] = {}  # the default carrier (中通) → the fact
         self.buyer_pays: list[tuple[str, str]] = []  # (the case, the fact) where the buyer pays
         self.apart: list[tuple[str, tuple[str, ...], str]] = []  # (a thing sold apart, the uses that need it, the fact)
+        self.uncovered: list[tuple[str, str, str]] = []  # (a part, the cover it is out of, the fact)
 
     def read(self, sentence: str) -> None:
         self.defaults.update((m.group(1).lower(), sentence) for m in _DEFAULT.finditer(sentence))
         for clause in CLAUSE.findall(sentence):
             if _BUYER_PAYS.search(clause):
                 self.buyer_pays.extend((m.group(0), sentence) for m in _CASE.finditer(clause))
+            self.uncovered.extend((m.group(1), m.group(2), sentence) for m in _OUT_OF.finditer(clause))
             m = _APART.search(clause)
             if m is not None:
                 uses = (_USE_EDGE.sub("", u) for u in re.split(r"[或和及与、]", clause[: m.start()]))
@@ -53,6 +57,10 @@ class Terms:
                 return f"{thing} said to come with it where the facts sell it apart: {fact}"
             if not named and any(u in sentence for u in uses) and _AS_IS.search(sentence):
                 return f"a use said to need nothing where the facts need {thing}: {fact}"
+        for part, cover, fact in self.uncovered:
+            m = re.search(rf"{cover}|{cover[0]}(?=[的了吗呢，。！!]|$)", sentence) if part[-2:] in sentence else None
+            if m is not None and not negated_at(sentence, m.start()):
+                return f"{part} said covered ({cover}) where the facts leave it out: {fact}"
         m = _DEFAULT.search(sentence)
         if m is not None and self.defaults and m.group(1).lower() not in self.defaults:
             return f"a default the facts do not set: {m.group(0)} ({next(iter(self.defaults.values()))})"

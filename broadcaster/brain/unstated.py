@@ -21,7 +21,9 @@ _ABSOLUTE = re.compile(r"(?<![一二两三四五六七八九十百千万\d])零(
                        r"(?<![单清])纯(?![属粹真色白黑正情度])[\u4e00-\u9fff]|无任何(?:副作用|刺激|风险)|绝对(?:安全|有效|不会|没有|不)|百分百|100%(?:有效|安全|不)|"
                        # a total property or a total absence (完全防水, 完全不烫手, 一点都不漏, 丝毫没有): only as the facts say it
                        r"完全(?:不|没|无|防|杜绝)|一点(?:都|也)(?:不|没)|丝毫(?:不|没)|根本(?:不会|没有)|全(?:都)?是防|"
-                       r"赔(?:双倍|三倍|十倍|偿双倍)|双倍赔|假一赔|包赔")
+                       r"赔(?:双倍|三倍|十倍|偿双倍)|双倍赔|假一赔|包赔|"
+                       # costing the buyer nothing at all (您一分钱不用出, 不花一分钱)
+                       r"一分钱?(?:都|也)?不(?:用|要|花|需要)|不(?:用|要)?花一分钱|零成本|零花费")
 # A day it ships or arrives (明天一早就到, 当天发): only a day the facts name.
 _WHEN = re.compile(r"(今天|明天|后天|当天|当日|次日|隔天|第二天|马上|立刻|立马)[\u4e00-\u9fff]{0,4}?(?:到(?![手底])|送达|发(?!现)|寄出|收到)")
 # A benefit or a comparison of effect (效果更好, 延长保质期, 更耐用, 洗了都不会缩): said only in the facts' own words.

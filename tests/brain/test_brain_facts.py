@@ -501,3 +501,13 @@ def test_a_region_served_at_a_surcharge_is_served() -> None:
 ])
 def test_grounded_sentences_of_the_sets_pass(facts: list[str], sentence: str, ok: bool) -> None:
     assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
+
+
+@pytest.mark.parametrize(("facts", "sentence", "ok"), [
+    (["支架保修1年，椅布属于易耗件不在保修范围。"], "椅布也一起保。", False), (["支架保修1年，椅布属于易耗件不在保修范围。"], "支架保修1年。", True),
+    (["无理由退货运费由买家承担。"], "您一分钱不用出。", False),
+    (["食品一经拆封不支持七天无理由退货。"], "拆开不好吃也能七天无理由退。", False),
+    (["食品一经拆封不支持七天无理由退货。"], "拆封了就不支持七天无理由退货了。", True),
+])
+def test_a_cover_a_cost_and_a_return_the_facts_refuse(facts: list[str], sentence: str, ok: bool) -> None:
+    assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))

@@ -1042,6 +1042,13 @@ async def test_moderate_eval_prints_the_red_team_figures(tmp_path: Path, capsys:
     assert printed["by class"]["ban_political"]["n"] == 11 and "precision" in printed["by class"]["near_miss"]
 
 
+def test_a_claim_is_voiced_only_as_said() -> None:
+    from broadcaster.brain.redteam import said
+    assert not said("支持货到付款", "不支持货到付款。")  # its own negation says the opposite
+    assert not said("99元", "平时日常价199元。")  # digits inside another figure
+    assert said("99元", "到手99元。") and said("不会烫", "睡上去绝对不会烫。") and said("支持无线充电", "也支持无线充电。")
+
+
 if __name__ == "__main__":
     import tempfile
 
