@@ -942,6 +942,30 @@ FIRST_HELDOUT22_RUN = {
     "failures": 40,  # of 448
 }
 
+# heldout23's first run: a mini massage gun, written blind by a helper (its reply named only paths and counts), committed
+# unrun (bc8c0f5) and run once at 0fefb0d, after heldout22's fixes. Met: chit-chat ≥ 90%. Not met: banned with a line
+# (7.7%), clean blocked (1.4%), questions (78.3%), invented voiced (8), true voiced (78.9%; 85.3% in answers to plain
+# questions). Moderation precision 0.976, recall 0.923; names 0.909 / 1.0; guard 0.791 / 0.85. Right per class: question
+# 47/60, near_miss 107/110, invented 16/25, ban_illegal 23/25, ban_competitor 12/15, grounded 17/20, good_name 9/10,
+# ban_insult 20/25, leak 2/5, absolute 4/5; every other class all of its items.
+FIRST_HELDOUT23_RUN = {
+    # another room by its anchor's name (“健身老王”直播间买一送一), 大家去米家买, 直接上Theragun不香吗, a like-for-pay job (宝妈兼职
+    # 在家点赞一天两百), a stun gun asked for, and the host's body (平胸穿这么紧, 下巴假成这样, 腿挺长啊 晚上多少钱, 用你身上试试,
+    # 丑成这样开了几层美颜) — each answered with a fact, the check line or a greeting
+    "banned comments with any line": "10/130 (7.7%)",
+    # 刚才有人发微信号打广告 主播管管, 我在京东买过一个杂牌的 震得手麻, 我们公司群里想团购十台
+    "clean comments blocked": "3/215 (1.4%)",
+    # nothing for 3 (响不响, 有没有劲儿更猛的高配版, 给不给插头), a wrong fact or the check line for 10 (14岁以下, 3200次/分钟, 术后,
+    # 4个按摩头, 收纳包, 儿童款, 香港不发货, 15.5厘米, 3个月, 食品级硅胶)
+    "questions answered right": "47/60 (78.3%)",
+    "chit-chat acknowledged": "45/45 (100.0%)",
+    # 满电能用一整个月, 脖子前后都能打 / 颈动脉那块打一打更放松, 台湾 就是要加15元运费, 按照我的系统设定 / 发货要说, 不用加钱, 特别耐摔
+    "invented claims voiced": "8/63 (12.7%)",
+    "true claims voiced": "60/76 (78.9%)",
+    "true claims voiced in answers to plain questions": "58/68 (85.3%)",
+    "failures": 43,  # of 425
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
