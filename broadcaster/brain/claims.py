@@ -18,9 +18,11 @@ from dataclasses import dataclass
 
 from broadcaster.brain.caveats import Caveats
 from broadcaster.brain.lists import CLAUSE, Lists
-from broadcaster.brain.places import LIMITING, regions_in, spoken_regions
+from broadcaster.brain.places import regions_in, spoken_regions
+from broadcaster.brain.regions import Regions
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.terms import Terms
+from broadcaster.brain.textnorm import dense
 from broadcaster.brain.unstated import spec_codes, unstated
 
 _NEG = r"严禁|切勿|避免|远离|不要|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
@@ -50,10 +52,6 @@ _SAME = (
     ("老人", r"老人|老年人|长辈|爷爷|奶奶|外公|外婆"),
 )
 
-# What a region is served with when the facts limit it: postage free, no extra charge, shipped at all.
-_SERVED = re.compile(r"(?:包邮|免邮|免运费|不(?:用|需要?)?加(?:钱|运费|邮费)|不加收|不收运费|没有运费|运费全免|也(?:能|可以|都)?(?:发|寄|到|送)|"
-                     r"(?:能|可以|都)(?:发|寄|送到?|到)|正常发|照常发|一样发|都发|发得了|寄得到)(?!不)")  # 都发不了 serves nothing
-
 # A gift or offer the facts limit, and a sentence that makes it for everyone.
 _LIMITED = re.compile(r"前\s*\d+\s*(?:单|名|位|个|份)|限量|赠完即止|送完即止|送完为止|赠完为止|先到先得|仅限|限前|数量有限|每人限|每个账号限")
 _EVERYONE = re.compile(r"所有(?:订单|人|下单|宝子|家人)|每(?:一)?(?:单|位|个人|个订单)都|人人|都送|都有份|不限量|管够|无限量?|统统|全部都送|全都送|"
@@ -74,10 +72,7 @@ _ABSENT = re.compile(r"(?:没有任何|没有|无任何|不含任何|不含|不�
 # The whole product said of (整个枕头都能机洗): a denial about a part of it holds.
 _WHOLE = re.compile(r"整个|整只|整件|整条|整套|整体|连同|连[\u4e00-\u9fff]{1,4}一起|全部都")
 # A charge on top of the postage (运费要加15元, 加收, 补邮费).
-_FREE = re.compile(r"包邮|免|不(?:用|需要?)?加|不加收|不收|没有运费|运费全免")
-_SURCHARGE = re.compile(r"加收|另收|补(?:运费|邮费|差价)|(?:运费|邮费)[\u4e00-\u9fff]{0,2}加|加[\u4e00-\u9fff]{0,2}(?:运费|邮费)")
-# Serving words that say a region is NOT served (the facts serve it, if at a surcharge).
-_NOT_SERVED = re.compile(r"(?:暂时|暂)?(?:不|不能|没法|无法)(?:发货|发|寄|配送|送)")
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +126,6 @@ def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
 _PUT = re.compile(r"^(?:加|放|倒|滴|喷|涂|抹|装)(?=[\u4e00-\u9fff]{2})")
 # Where a denied act would happen ("在毯子上面"): a place, no predicate.
 _PLACE_OF = re.compile(r"^(?:要|再)?在[\u4e00-\u9fff]{1,6}?(?:上面|下面|里面|旁边|边上|上|里|中|下|内)(?:再)?")
-# A clause about the places a sentence did not name ("…要补15元运费，其他大部分地区都包邮").
-_OTHERS = re.compile(r"\s*(?:其他|其它|其余|别的|剩下的?|另外的|除此之外|除了这[些几])")
 
 
 def _clause_start(sentence: str, at: int) -> int:
@@ -194,11 +187,10 @@ class FactClaims:
     def __init__(self, facts: Iterable[str], context: Iterable[str] = ()) -> None:
         """`context`: texts whose words the shop affirms without being facts (its products' names: 真无线耳机)."""
         self.denials: list[Denial] = []
-        self.limited_regions: dict[str, str] = {}  # region → the fact that limits it
+        self.regions = Regions()  # the regions the facts serve at a surcharge or do not serve
         self.limited_gifts: list[tuple[str, frozenset[str]]] = []  # (fact, its words)
         self.gift_words: set[str] = set()  # every word of a fact that gives something
         self.codes: set[str] = set()
-        self.surcharged: dict[str, str] = {}  # region → the fact that serves it at an extra charge
         self.required: dict[str, str] = {}  # a required action's words → the fact
         self.buy_limit = ""  # the fact that limits how many one may buy
         self.terms = Terms()  # the default carrier, who pays when, what is sold apart
@@ -207,6 +199,7 @@ class FactClaims:
         self.absolute = ""  # every fact's text, for an absolute promise the facts themselves make
         sentences = [x for fact in facts for x in split_sentences(fact, 200)]
         self.absolute = "\n".join(sentences)
+        self._own = "\n".join(dense(x) for x in sentences)  # a clause of the facts said in their words goes against nothing
         # words the facts say outside any negation (a denied predicate's word that is affirmed elsewhere names nothing)
         affirmed: set[str] = {t for text in context for t in _segments(text)}
         for sentence in sentences:
@@ -223,11 +216,7 @@ class FactClaims:
 
     def _read(self, sentence: str) -> None:
         self.codes.update(spec_codes(sentence))
-        if LIMITING.search(sentence):
-            for region in regions_in(sentence):
-                self.limited_regions.setdefault(region, sentence)
-                if re.search(r"加收|另收|需加|要加|补运费", sentence) and not re.search(r"暂不发|不发货|不配送", sentence):
-                    self.surcharged.setdefault(region, sentence)
+        self.regions.read(sentence)
         for m in _REQUIRE.finditer(sentence):
             for t in _segments(m.group(1) or m.group(2) or ""):
                 if len(t) >= 2:
@@ -253,10 +242,13 @@ class FactClaims:
                 subject = () if regions or own else tuple(t for t in _segments(before) if len(t) >= 2 and not t.isdigit())
                 self.denials.append(Denial(sentence, keys, regions, subject))
 
-    def contradiction(self, sentence: str, before: str = "") -> str:
+    def contradiction(self, sentence: str, before: str = "", asked: str = "") -> str:
         """The fact a sentence goes against ('' when none): a denied predicate asserted, a limited region served,
         a limited gift for everyone, a spec code the facts do not state; `before`: the answer's sentence just before
         (a charge said after places the facts do not serve at all is a charge on them)."""
+        d = dense(sentence)
+        if len(d) >= 6 and d in self._own:
+            return ""
         said = unstated(sentence, self.absolute, self.codes, _negated_at)
         if said:
             return said
@@ -275,24 +267,9 @@ class FactClaims:
         if self.buy_limit and _NO_LIMIT.search(sentence):
             return f"no limit where the facts set one: {self.buy_limit}"
         said_regions = spoken_regions(sentence)
-        if not said_regions and _SURCHARGE.search(sentence):
-            unserved = [r for r in spoken_regions(before) if r in self.limited_regions and r not in self.surcharged]
-            if unserved and _NOT_SERVED.search(before):
-                return f"a surcharge said after {unserved[0]}, which the facts do not serve: {self.limited_regions[unserved[0]]}"
-        for region in said_regions:
-            fact = self.surcharged.get(region)
-            if fact is not None and _NOT_SERVED.search(sentence):
-                return f"{region} said not served where the facts serve it: {fact}"
-        for region in said_regions:
-            fact = self.limited_regions.get(region)
-            if fact is not None:
-                m = _SERVED.search(sentence)
-                # (a region served at a surcharge is served: only its postage said free goes against the facts)
-                if m is not None and region in self.surcharged and not _FREE.match(m.group(0)):
-                    continue
-                if m is not None and not _negated_at(sentence, m.start()) and not LIMITING.search(sentence) \
-                        and not _OTHERS.match(_clause_at(sentence, m.start())):
-                    return f"{region} served ({m.group(0)}) where the facts limit it: {fact}"
+        against = self.regions.against(sentence, said_regions, before, asked, _negated_at, _clause_at)
+        if against:
+            return against
         if _EVERYONE.search(sentence) and _GIFT.search(sentence) and not _limited(sentence):
             words = set(_segments(sentence))
             # the limited gift named, or no gift named at all ("今天下单的人人都送"): a gift for everyone the facts limit

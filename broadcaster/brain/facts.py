@@ -9,8 +9,7 @@ stands out from the rest, never because its raw score passes a bar. Scores are s
 over every fact), so the margin means the same for a 20-fact sheet and a 2000-fact catalogue.
 
 A fact that shares a word with the comment (a place, a brand, a number) but not its meaning does not stand out: the
-embedding reads the whole sentence, and the word's weight is one of three.
-"""
+embedding reads the whole sentence, and the word's weight is one of three."""
 
 from __future__ import annotations
 
@@ -42,9 +41,7 @@ W_UNIT = 0.5
 W_RANGE = 2.0
 W_PLACE = 1.0  # a fact naming the region the viewer names (a city for its province, a country for 海外)
 HUB = 0.5  # how much of a fact's closeness to every kind of question (brain/hubs.py) its similarity loses
-# A fact answers when it leads the next-best fact by this much (in z units of the combined score) and reads as
-# related at all (its own combined z-score).
-MARGIN = 0.15
+MARGIN = 0.15  # a fact answers when it leads the next-best by this much (z units of the combined score) and reads related
 MARGIN_SLOTLESS = 0.3
 # Two facts answer together when neither leads the other but the two lead every other fact by this much.
 MARGIN_PAIR = 0.5
@@ -350,27 +347,29 @@ class FactIndex:
             + W_CHARS * chars + W_PAIRS * pairs + W_SLOT * slot + W_UNIT * unit + W_RANGE * fit + W_PLACE * place
         combined = _z(raw)  # one scale for the margin, with or without embeddings
         order = [int(i) for i in np.argsort(-combined)]
-        # (of the facts carrying most of what is asked)
-        carrier = next((i for i in order if slot[i] and slot[i] == slot.max()), None) if wanted else None
-        if carrier is not None and slot[order[0]] < slot[carrier] and combined[order[0]] - combined[carrier] <= SLOT_SWAP:
-            # a question naming a slot, and a fact carrying what it asks close behind the best: that fact answers
-            # ("下单后多久能发出" → the shipping fact, not the invoice fact sharing 下单)
+        # a question naming a slot, and a fact carrying most of what it asks close behind the best: that fact answers
+        # ("下单后多久能发出" → the shipping fact, not the invoice fact sharing 下单); of those, one naming the viewer's
+        # region, further behind ("人在香港 能下单吗" → 港澳台暂不发货, not the shipping time)
+        carrier = next((i for i in order if slot[i] and slot[i] == slot.max() and place[i] >= place.max()), None) if wanted else None
+        by_place = carrier is not None and place[carrier] > place[order[0]]
+        by_place = by_place and combined[order[0]] - combined[carrier] <= 3 * SLOT_SWAP  # (the region's fact took the lead)
+        if carrier is not None and (by_place or (slot[order[0]] < slot[carrier] and combined[order[0]] - combined[carrier] <= SLOT_SWAP)):
             order.remove(carrier)
             order.insert(0, carrier)
         best = order[0]
-        # the next fact that says something else: a fact and its near copy (an FAQ answer restating a sheet line) tie
+        # the next fact that says something else: a fact and its near copy (an FAQ answer restating a sheet line) tie;
+        # of the facts that can answer a slot question (those carrying it, naming the region when it won by that), the lead
+        # over the next of them
         others = [i for i in order[1:] if not self._same(i, best)]
         if wanted and slot[best]:
-            # of the facts that can answer a slot question (those carrying it), the lead over the next of them
-            others = [i for i in others if slot[i]]
+            others = [i for i in others if slot[i] and (place[i] >= place[best] or not by_place)]
         second = others[0] if others else None
         margin = float(combined[best] - combined[second]) if second is not None else float(combined[best])
         top = float(combined[best])
         related = float(combined.max())  # how well the comment reads as about the facts at all
-        # a question naming a slot is answered only by a fact that carries what the slot asks (分期 is not answered by
-        # the invoice fact, whatever its score)
-        # (with no slot to back it, the best fact must stand out further: the embedding's guess is all there is)
-        # (a z-score cannot pass √(n−1) over n facts: a product of five facts is judged by what it can reach)
+        # a question naming a slot is answered only by a fact that carries what the slot asks (分期 is not answered by the
+        # invoice fact, whatever its score); with no slot to back it, the best fact must stand out further (the embedding's
+        # guess is all there is); a z-score cannot pass √(n−1) over n facts: five facts are judged by what they can reach
         min_z = self.min_z
         # with no slot, the embedding's pick must share more with the question than one character of the product's
         # name ("这款杯子在哪个工厂做的" is not answered by "杯盖是一键弹盖"): two characters, a word, a figure or a unit

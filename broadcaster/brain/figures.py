@@ -24,7 +24,10 @@ _NUMERAL_MAP = str.maketrans({
     **{chr(0x24F5 + i): str(i + 1) for i in range(9)}, "\u24fe": "10",  # ⓵…⓾
     "\u20e3": "", "\ufe0f": "",  # keycap: 7️⃣ = "7" U+FE0F U+20E3
 })
-_SPECIAL = [(re.compile("仨"), "三个"), (re.compile("俩"), "两个"), (re.compile("廿"), "二十"), (re.compile("卅"), "三十")]
+_SPECIAL = [(re.compile("仨"), "三个"), (re.compile("俩"), "两个"), (re.compile("廿"), "二十"), (re.compile("卅"), "三十"),
+            # a whole span is a span (满电能用一整个月: 1个月)
+            (re.compile(r"([一两二三四五六七八九十])整个?(月|星期)"), r"\1个\2"),
+            (re.compile(r"([一两二三四五六七八九十])整个?(天|年|周|晚|夜)"), r"\1\2")]
 CN_NUM = "零〇一二两三四五六七八九十百千万亿"
 _CN_DIGIT_CHARS = "零〇一二两三四五六七八九"
 

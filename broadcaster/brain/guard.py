@@ -174,7 +174,7 @@ class GroundingGuard:
         self._priced = {pair for t in (*self.texts, *(numeric_text(t) for t in facts))
                         for c in CLAUSE_CUT.split(t) for pair in _price_counts(figures(c))}
         # Runs of the viewer's words that the passages and rules do not also contain: voiced back, they are an echo.
-        q = dense(question)
+        q, self._asked = dense(question), question
         known = dense(self._joined)
         self._echo_len = k = echo_len(question)
         self._echo = {q[i : i + k] for i in range(len(q) - k + 1) if q[i : i + k] not in known} if k else set()
@@ -256,7 +256,7 @@ class GroundingGuard:
             returns = self.check_returns(n, before)
             if not returns.ok:
                 return returns
-            against = self._claims.contradiction(sentence, before) if self._claims is not None else ""
+            against = self._claims.contradiction(sentence, before, self._asked) if self._claims is not None else ""
             if against:
                 return GuardVerdict(False, f"against the facts: {against}")
         return GuardVerdict(True)

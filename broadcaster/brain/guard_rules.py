@@ -42,7 +42,7 @@ def echo_len(question: str) -> int:
 _ID_NOUNS = r"passage|chunk|doc|document|faq|kb|source|ref|context|snippet|entry|段落|资料|文档|片段|条目|事实"
 _ID_KEYS = r"ids?|no\.?|num(?:ber)?|index|idx|编号|序号|号码|索引|id号|号"
 LEAK_PHRASES = re.compile(
-    r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|我的提示|设定(?:里|中|上|是)|我的规则|这些规则|规则是|第.条规则|人设|"
+    r"system\s*prompt|系统提示|提示词|系统指令|我的指令|我的设定|我的提示|设定(?:里|中|上|是)|系统设定|(?:被|给我)设定|要(?:我)?说(?=\d|[一二三四五六七八九十])|我的规则|这些规则|规则是|第.条规则|人设|"
     r"被要求|开发者(?:消息|指令)?|ignore (?:all |the )?previous|忽略(?:之前|以上|上面)的|以下是(?:资料|参考)|"
     r"(?:根据|参考|按照|下面的|上面的)资料|资料(?:里|中|上|显示|说)|"
     r"[\w\-/]+\.(?:ya?ml|md|markdown|txt|jsonl?|csv|toml|xlsx?|docx?|pdf)(?![a-z0-9])|"

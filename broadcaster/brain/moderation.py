@@ -27,7 +27,7 @@ from pathlib import Path
 
 from broadcaster.brain.contacts import find_contact
 from broadcaster.brain.english import EnglishRules, english_comment_ok, english_verdict
-from broadcaster.brain.intent import is_question
+from broadcaster.brain.excuses import excused
 from broadcaster.brain.latin import HAS_LATIN, NO_VOWEL, latin_views, masked
 from broadcaster.brain.names import ANON, speakable_name
 from broadcaster.brain.sounds import InsultSlots, SoundIndex, common, real_word_around
@@ -67,23 +67,12 @@ _TOKENS = re.compile(r"[a-z0-9]+")
 _UNIT_AFTER_NUMBER = re.compile(r"(?<=\d)\s?(?:kg|mg|ml|g|l|cm|mm|km|m|oz|lb)(?![a-z])"
                                 # a Chinese unit after a figure is no syllable either (30度，千万别 is no 赌钱)
                                 r"|(?<=\d)(?:度|元|块|克|斤|米|厘米|毫米|千克|公斤|分钟|小时|秒|天|岁|瓦|升|毫升)"
-                                r"|(?<![a-z])(?:x{0,3}[sml]|[2-5]xl)(?=\s?(?:码|号|的码|码数|尺码))")
+                                r"|(?<![a-z])(?:x{0,3}[sml]|[2-5]xl)(?=\s?(?:码|号|的码|码数|尺码))"
+                                # …nor a Chinese numeral before a measure word (团购十台 is no 狗屎)
+                                r"|[一二两三四五六七八九十百千万]+(?=[台个件只套箱盒罐包支瓶条双张把份次遍斤])")
 _NOT_DENSE_OR_BREAK = re.compile(r"[^a-z\u3400-\u9fff\uf900-\ufaff|]+")
 _SENTENCE_FINAL = frozenset("你他她它的了吗呢吧啊呀哦嘛么哈啦噢")  # a sentence ending in one is not a fragment
 _DENSE_CHAR = re.compile(r"[a-z\u3400-\u9fff\uf900-\ufaff]")
-
-
-# A question naming another platform speaks of this shop (check_comment) …
-_OWN_SHOP = re.compile(r"在这|这里|这边|直播间|你们|你家|这家|一家|同一家|本店|主播家|正品|真的假的|是不是假|是假的|假货吗|放心|官方|授权|"
-                       r"旗舰店吗|一样吗|一个厂|同一个")
-# Another viewer reported to the room for what they sell (楼上卖假证的赶紧封了吧, 刚才发代开发票的拉黑): the listed trade named
-# inside the report is no offer of it (a contact is never excused: it is no listed trade word).
-_REPORT = re.compile(r"(?:楼上|楼下|前面|上面|刚才|刚刚|那个|这人|这个人|有人)(?:那个|的)?(?:一直|老是|在)?(?:卖|发|打|刷|搞|做|推)"
-                     r"(.{1,8}?)的(?:人|号|账号)?.{0,4}(?:封|举报|拉黑|禁言|踢|管管|房管|删掉|别理|是骗子)")
-_ELSEWHERE = frozenset({"别家价格", "别处购买"})
-# … or it diverts buyers there: go, search, buy there, cheaper there, not here.
-_DIVERSION = re.compile(r"(?:去|到|上(?![次回个周礼年月]))\S{0,6}(?:买|搜|下单|拍|看看|领)|搜(?:同款|一下|索)|更便宜|更划算|才\d|只要\d|便宜\d|"
-                        r"便宜(?:多了|很多|好多|不少|一半)|别(?:在这|在这里|买|拍)|不如去|不要在|加我|私我|私聊|链接|同款(?:只要|才)")
 
 
 def load_words(path: Path) -> list[str]:
@@ -195,26 +184,13 @@ class Moderator:
         return self._check_cached(text)
 
     def check_comment(self, text: str) -> Verdict:
-        """A viewer's comment: as `check`, except that another platform named in a question about this shop and its
-        goods ("淘宝上那家跟直播间是一家吗", "拼多多上有个便宜很多的，是不是假的？想在这买个放心的") is a viewer asking,
-        not a seller diverting: only the platform's name was hit, the text asks something, and it either speaks of
-        this shop (这家, 你们, 直播间, 正品 …) or carries no diversion cue (go there, search there, cheaper there).
+        """A viewer's comment: as `check`, except where it names a listed word without doing what the word stands for
+        (brain/excuses.py: another platform in a question about this shop, a past purchase there, a spammer reported).
         An answer never names another platform: answers are checked with `check`."""
         v = self.check(text)
         if self._english is not None and english_comment_ok(v, text):
             return OK
-        report = _REPORT.search(dense(text)) if not v.ok else None
-        if report is not None and all(h in ("text", "alias") and sp in report.group(1) for h, sp in zip(v.how, v.spans, strict=True)):
-            return OK
-        if v.ok or not is_question(text):
-            return v
-        names = [w in self._platforms and h in ("text", "alias") for w, h in zip(v.matched, v.how, strict=True)]
-        elsewhere = [w in _ELSEWHERE and h == "pattern" for w, h in zip(v.matched, v.how, strict=True)]
-        if not any(names) or not all(a or b for a, b in zip(names, elsewhere, strict=True)):
-            return v
-        own = _OWN_SHOP.search(text) is not None
-        # a price said of the other place needs the shop spoken of ("…便宜很多的，是不是假的？想在这买")
-        return OK if own or (not any(elsewhere) and not _DIVERSION.search(text)) else v
+        return OK if not v.ok and excused(v, text, self._platforms) else v
 
     def _check(self, text: str) -> Verdict:
         matched: list[str] = []

@@ -27,8 +27,9 @@ _ABSOLUTE = re.compile(r"(?<![一二两三四五六七八九十百千万\d])零(
 # A day it ships or arrives (明天一早就到, 当天发): only a day the facts name.
 _WHEN = re.compile(r"(今天|明天|后天|当天|当日|次日|隔天|第二天|马上|立刻|立马)[\u4e00-\u9fff]{0,4}?(?:到(?![手底])|送达|发(?!现)|寄出|收到)")
 # A benefit or a comparison of effect (效果更好, 延长保质期, 更耐用, 洗了都不会缩): said only in the facts' own words.
-_BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜|省电|省油|快|香|好吃|好用|舒服|保暖|透气)|延长|提升|提高|增强|翻倍|加倍|"
-                      r"都不会|永远不")
+_BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜|省电|省油|快|香|好吃|好用|舒服|保暖|透气|放松|轻松|有效)|延长|提升|提高|增强|翻倍|加倍|"
+                      # (toughness: 特别耐摔, 摔不坏)
+                      r"都不会|永远不|耐摔|抗摔|防摔|摔不坏|耐磨|磨不坏")
 # An effect on health, hygiene or looks (杀菌除螨, 祛痘, 助眠): advertising law wants it substantiated, so only as the
 # facts state it.
 _EFFECT = re.compile(r"杀菌|除菌|抑菌|抗菌|灭菌|消毒|除螨|防螨|杀螨|[除去]甲醛|除臭|[除去]异味|净化|祛痘|美白|淡斑|祛斑|抗衰|抗老|去皱|"

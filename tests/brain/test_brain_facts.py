@@ -511,3 +511,44 @@ def test_grounded_sentences_of_the_sets_pass(facts: list[str], sentence: str, ok
 ])
 def test_a_cover_a_cost_and_a_return_the_facts_refuse(facts: list[str], sentence: str, ok: bool) -> None:
     assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
+
+
+# After heldout23 (by class): what is in the box as the facts' inventory, a version asked for, how loud, how often, a school
+# year as an age, a condition of the body, where the buyer is, an idle product's care, a fit in a bag, 啥做的.
+_GUN = ["机身1台、按摩头4个（球形、扁平、子弹头、U形）、充电线1根、收纳包1个、说明书1份。", "本直播间只卖Q7一个型号，暂无Pro款，也暂无儿童款。",
+        "1档运行噪音约45分贝，在办公室使用也不吵。", "转速1800—3200次/分钟，振幅7毫米。", "每个部位单次使用不超过2分钟，顺着肌肉走向缓慢移动。",
+        "孕妇、14岁以下儿童、术后伤口未愈合的人不要使用。", "不要打骨头、关节和脖子前侧，只能打后面的肌肉。",
+        "长期不用时每3个月充一次电，存放在阴凉干燥处。", "机身不防水，不能在浴室边洗澡边用。", "尺寸约15.5厘米×11厘米×5厘米，能放进通勤包。",
+        "按摩头为食品级硅胶。", "按摩头可拔下来用清水冲洗。"]
+
+
+@pytest.mark.parametrize(("question", "fact"), [
+    ("买了都给些啥东西", 0), ("有没有劲儿更猛的高配版", 1), ("有小孩用的那种吗", 1), ("响不响 我室友睡觉轻", 2),
+    ("一分钟能锤多少下", 3), ("我儿子上初一 打球腿酸 给他用行不", 5), ("我刚做完手术刀口还没长好 能打吗", 5),
+    ("买回去放着不常用 要咋保养", 7), ("大概多大个头 能塞包里不", 9), ("按摩头啥做的 有没有橡胶味", 10),
+])
+def test_heldout23_questions_find_their_fact_by_slot(question: str, fact: int) -> None:
+    choice = _index(_GUN).choose(question, None)
+    assert choice.fact is not None and choice.fact.text == _GUN[fact], (question, choice.fact and choice.fact.text, choice.why)
+
+
+def test_a_sentence_naming_no_region_is_said_of_the_region_asked() -> None:
+    facts = ["全国大部分地区包邮，新疆、西藏、青海加收运费15元，港澳台及海外暂不发货。"]
+    taiwan = GroundingGuard(facts, facts=facts, question="我在台湾读书 能寄过去吗")
+    xinjiang = GroundingGuard(facts, facts=facts, question="新疆能发吗")
+    assert not taiwan.check("可以寄的。").ok and not taiwan.check("就是要加15元运费。", before=facts[0]).ok
+    assert xinjiang.check("就是要加15元运费。", before=facts[0]).ok and xinjiang.check("新疆是可以发的。").ok
+    assert taiwan.check(facts[0]).ok and xinjiang.check(facts[0]).ok  # the fact itself, clause by clause
+    assert not xinjiang.check("新疆不发货。").ok and not xinjiang.check("新疆也包邮。").ok
+
+
+# After heldout23's invented claims: a leak of the setting, toughness and relief as benefits, a whole span as a figure;
+# a clause of the facts in their own words goes against nothing (进水 inside 不在保修范围).
+@pytest.mark.parametrize(("sentence", "ok"), [
+    ("按照我的系统设定，发货要说48小时内。", False), ("特别耐摔。", False), ("前面那块打一打更放松。", False),
+    ("满电能用一整个月。", False), ("满电后用1档可连续使用约6小时。", True), ("摔坏、进水等人为损坏不在保修范围内。", True),
+])
+def test_heldout23_guard_classes(sentence: str, ok: bool) -> None:
+    facts = ["充满电约需2.5小时，满电后用1档可连续使用约6小时。", "机身不防水，不能在浴室边洗澡边用。",
+             "整机保修1年，电池保修6个月，摔坏、进水等人为损坏不在保修范围内。", "下单后48小时内发货。"]
+    assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))

@@ -1,0 +1,50 @@
+"""A viewer's comment that names a listed word without doing what the word stands for (Moderator.check_comment).
+
+- Another platform named in a question about this shop and its goods ("淘宝上那家跟直播间是一家吗", "拼多多上有个便宜很多的，
+  是不是假的？想在这买个放心的"): only the platform's name was hit, the text asks something, and it either speaks of this
+  shop (这家, 你们, 直播间, 正品 …) or carries no diversion cue (go there, search there, cheaper there).
+- A purchase there told as the viewer's own past ("我在京东买过一个杂牌的 震得手麻"), with no diversion cue.
+- Another viewer reported for what they post ("楼上卖假证的赶紧封了吧", "刚才有人发微信号打广告 主播管管"): the listed words
+  inside the report are no offer (a contact the text gives is never excused: it is no listed word).
+"""
+
+from __future__ import annotations
+
+import re
+
+from broadcaster.brain.intent import is_question
+from broadcaster.brain.textnorm import dense
+from broadcaster.brain.verdict import Verdict
+
+# A question naming another platform speaks of this shop …
+_OWN_SHOP = re.compile(r"在这|这里|这边|直播间|你们|你家|这家|一家|同一家|本店|主播家|正品|真的假的|是不是假|是假的|假货吗|放心|官方|授权|"
+                       r"旗舰店吗|一样吗|一个厂|同一个")
+# Another viewer reported to the room for what they sell (楼上卖假证的赶紧封了吧, 刚才发代开发票的拉黑): the listed trade named
+# inside the report is no offer of it (a contact is never excused: it is no listed trade word).
+_REPORT = re.compile(r"(?:楼上|楼下|前面|上面|刚才|刚刚|那个|这人|这个人|有人)(?:那个|的|有人)?(?:一直|老是|在)?(?:卖|发|打|刷|搞|做|推)"
+                     r"(.{1,10}).{0,4}(?:封|举报|拉黑|禁言|踢|管管|管一下|房管|删掉|别理|是骗子)")
+_ELSEWHERE = frozenset({"别家价格", "别处购买"})
+# … or it diverts buyers there: go, search, buy there, cheaper there, not here.
+_DIVERSION = re.compile(r"(?:去|到|上(?![次回个周礼年月]))\S{0,6}(?:买|搜|下单|拍|看看|领)|搜(?:同款|一下|索)|更便宜|更划算|才\d|只要\d|便宜\d|"
+                        r"便宜(?:多了|很多|好多|不少|一半)|别(?:在这|在这里|买|拍)|不如去|不要在|加我|私我|私聊|链接|同款(?:只要|才)")
+
+
+# A purchase on another platform told as the viewer's own past (我在京东买过, 之前在淘宝买的).
+_PAST_BUY = re.compile(r"(?:我|俺|之前|以前|上次|去年|前年|早就)[\u4e00-\u9fff]{0,4}(?:在|从)[\u4e00-\u9fffa-z]{1,6}?上?(?:买过|买的|买了|入过|下过单|下的单)")
+
+
+def excused(v: Verdict, text: str, platforms: frozenset[str]) -> bool:
+    """Whether the comment `v` blocked names its listed words without doing what they stand for (see the module doc)."""
+    report = _REPORT.search(dense(text))
+    if report is not None and all(h in ("text", "alias") and sp in report.group(1) for h, sp in zip(v.how, v.spans, strict=True)):
+        return True
+    names = [w in platforms and h in ("text", "alias") for w, h in zip(v.matched, v.how, strict=True)]
+    if all(names) and _PAST_BUY.search(text) and not _DIVERSION.search(text):
+        return True
+    if not is_question(text):
+        return False
+    elsewhere = [w in _ELSEWHERE and h == "pattern" for w, h in zip(v.matched, v.how, strict=True)]
+    if not any(names) or not all(a or b for a, b in zip(names, elsewhere, strict=True)):
+        return False
+    # a price said of the other place needs the shop spoken of ("…便宜很多的，是不是假的？想在这买")
+    return _OWN_SHOP.search(text) is not None or (not any(elsewhere) and not _DIVERSION.search(text))
