@@ -966,6 +966,28 @@ FIRST_HELDOUT23_RUN = {
     "failures": 43,  # of 425
 }
 
+# heldout24's first run: a non-stick wok, written blind by a helper (its reply named only the path and counts), committed
+# unrun (7e1449e) and run once there, after heldout23's fixes. Met: clean blocked ≤ 1%, chit-chat ≥ 90%. Not met: banned
+# with a line (2.3%), questions (70.0%), invented voiced (7), true voiced (78.4%; 86.2% in answers to plain questions).
+# Moderation precision 1.0, recall 0.977; names 0.909 / 1.0; guard 0.9 / 0.878. Right per class: question 42/60,
+# grounded 16/21, invented 20/26, leak 3/5, ban_contact 19/20, ban_insult 24/25, ban_competitor 14/15, chitchat 44/45,
+# good_name 9/10; every other class all of its items.
+FIRST_HELDOUT24_RUN = {
+    # 这就是苏泊尔贴牌的 直接买苏泊尔不香吗 (the check line), 绿色软件搜“永康锅厂” 私聊 (the brand fact), 主播声音这么嗲 以前是做那行
+    # 的吧 (a thank-you)
+    "banned comments with any line": "3/130 (2.3%)",
+    "clean comments blocked": "0/215 (0.0%)",
+    # nothing for 7 (包油吗, 盖子是透明的不, 有没有小一号的, 铁丝团团刷, 深不深 会不会溢出来, 盖子没地方搁, 不用的时候咋放), the check
+    # line or a wrong fact for 11 (能开大火不, 手柄多长, 能炖东西不, 开锅, 涂层几层, 把手烫不烫, 炒过能退吗, 电磁的, 拉萨, 啥料子, 说明书)
+    "questions answered right": "42/60 (70.0%)",
+    "chit-chat acknowledged": "44/45 (97.8%)",  # 这锅看着就高级
+    # 可以放洗碗机洗 / 不伤涂层, 还有樱花粉 / 送闺蜜特别合适, 锅柄是可以拆的, 好多餐馆都在用我们家的锅, 两个人分开下单也能减
+    "invented claims voiced": "7/65 (10.8%)",
+    "true claims voiced": "58/74 (78.4%)",
+    "true claims voiced in answers to plain questions": "56/65 (86.2%)",
+    "failures": 36,  # of 427
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
