@@ -113,6 +113,8 @@ def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
         if len(item) < 2 or not re.search(r"[\u4e00-\u9fff]", item):
             continue
         out.append(item)
+        if re.search(r"\d", item) and item[-1] in "款版型号":
+            out.append(item[:-1])  # a size the facts do not have (暂无28厘米款): "28厘米的也有" says it
         obj = _PUT.sub("", item)
         if obj != item and obj not in affirmed:
             out.append(obj)  # what is put in (不要加香水: 香水, said "滴一点香水" too)
@@ -298,8 +300,10 @@ class FactClaims:
                 at = _find(sentence, key)
                 # the people it is not for are the subject of the clause: its negation may follow them ("8岁以下的小朋友别
                 # 让他自己操作")
-                if at >= 0 and not _negated_at(sentence, at) and not _CANNOT.match(sentence, at + 1) \
-                        and not _DENIED_AFTER.match(sentence, at + len(key)) \
+                after = _DENIED_AFTER.match(sentence, at + len(key)) if at >= 0 else None
+                # (a bare 不 past a comma is the next clause's own predicate: "可以放洗碗机洗，不伤涂层")
+                after = None if after is not None and re.search(r"[，,]", after.group(0)) and after.group(0).endswith("不") else after
+                if at >= 0 and not _negated_at(sentence, at) and not _CANNOT.match(sentence, at + 1) and after is None \
                         and not _FORBIDDEN_AFTER.match(sentence, at + len(key)) \
                         and not (key in _PEOPLE and _negated_clause(sentence, at)):
                     return f"{key} where the facts deny it: {d.fact}"

@@ -47,7 +47,7 @@ _ID_THEN_VERB = re.compile(rf"(?<![a-z0-9_]){_ID}(?:加我|私聊|私我|私信|
 # A channel named by any app, a nickname of two repeated characters (丘丘, 钉钉, 陌陌) or a short latin token (tg, ks),
 # then "search/add/follow", then a handle: latin (any ≥ 5 letters: "tg搜cheapgreentea") or, with a trade cue
 # anywhere in the text, a CJK name ("钉钉搜茶叶批发王拿出厂价"). "小红书搜这个茶的测评" has no trade cue.
-_PLATFORM = (r"(?:qq|扣扣|企鹅|微信|vx|wx|v信|绿泡泡|泡泡|tg|telegram|纸飞机|飞机|电报|whatsapp|line|ins|instagram|facebook|"
+_PLATFORM = (r"(?:qq|扣扣|企鹅|微信|vx|wx|v信|绿泡泡|泡泡|绿色软件|绿色app|绿软|聊天软件|tg|telegram|纸飞机|飞机|电报|whatsapp|line|ins|instagram|facebook|"
              r"推特|twitter|钉钉|陌陌|探探|soul|脉脉|飞书|企业微信|企微|微博|小红书|抖音|快手|b站|豆瓣|贴吧|知乎|视频号|公众号|"
              # nicknames (after heldout10): 围脖 微博, 小红薯/红书 小红书, 斗音 抖音, 小破站 b站, 海鲜市场 闲鱼, 某X
              r"围脖|围勃|小红薯|红薯|红书|小红叔|某书|某红书|斗音|抖阴|某音|某博|某手|块手|筷手|小破站|哔站|逼站|哔哩哔哩|bilibili|"

@@ -36,7 +36,10 @@ _EFFECT = re.compile(r"杀菌|除菌|抑菌|抗菌|灭菌|消毒|除螨|防螨|�
                      r"防脱|生发|减肥|瘦身|降血?[压糖脂]|治疗|治愈|治好|助眠|安神|养胃|护肝|排毒|[提增]\w?免疫|抗过敏|抗病毒|防癌|抗癌")
 # Endorsements, awards and sales said of the goods (明星在用, 获过大奖, 回购率很高, 厂家直销): only as the facts say them.
 _ENDORSED = re.compile(r"明星|网红|代言|大奖|获奖|得奖|奖项|专利|认证|央视|冠军|销冠|回购率|复购率|爆款|热销|卖爆|断货王|"
-                       r"厂家直销|源头工厂|中间商")
+                       r"厂家直销|源头工厂|中间商|"
+                       # (who else uses it: 好多餐馆都在用我们家的锅)
+                       r"(?:好多|很多|不少|大量|许多|大部分)[\u4e00-\u9fff]{0,4}都在用|都在用我们")
+
 # A material named (支架是碳纤维的, 真皮的): only one the facts name; its two-character names, so 地铁 is no 铁.
 _MATERIAL = re.compile(r"碳纤维|钛合金|铝合金|不锈钢|铸铁|纯铜|黄铜|紫铜|实木|原木|藤编|真皮|牛皮|羊皮|皮革|纯棉|全棉|亚麻|真丝|"
                        r"蚕丝|羊毛|羊绒|鹅绒|鸭绒|涤纶|尼龙|锦纶|氨纶|莫代尔|天丝|牛津布|帆布|陶瓷|玻璃|硅胶|乳胶|记忆棉|塑料|"

@@ -552,3 +552,29 @@ def test_heldout23_guard_classes(sentence: str, ok: bool) -> None:
     facts = ["充满电约需2.5小时，满电后用1档可连续使用约6小时。", "机身不防水，不能在浴室边洗澡边用。",
              "整机保修1年，电池保修6个月，摔坏、进水等人为损坏不在保修范围内。", "下单后48小时内发货。"]
     assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
+
+
+# After heldout24 (by class): 包油 for 包邮, another size as a version, the flame, what it cooks, which stove, storage when
+# idle, the manual as part of the box.
+_PAN = ["全国大部分地区包邮，新疆、西藏每单加收15元运费。", "下单后48小时内发货，默认中通快递。", "本款只有32厘米一个尺寸，暂无28厘米款。",
+        "品牌为灶知味，本款型号ZZW-32。", "建议中小火烹饪，不要空锅干烧超过1分钟。", "适合3到5口之家日常炒、煎、炖。", "不适合商用猛火灶使用。",
+        "燃气灶、电磁炉、电陶炉都能用。", "存放时保持干燥，叠放时锅内垫一张厨房纸。", "盒内有炒锅1口、锅盖1个、锅铲1把、说明书1份。",
+        "支持七天无理由退货，要求未开火使用。"]
+
+
+@pytest.mark.parametrize(("question", "fact"), [
+    ("包油吗", 0), ("有没有小一号的", 2), ("能炖东西不", 5), ("我家用的是电磁的 行不行", 7), ("不用的时候咋放 怕划花", 8),
+    ("有使用说明吗 我不会", 9),
+])
+def test_heldout24_questions_find_their_fact_by_slot(question: str, fact: int) -> None:
+    choice = _index(_PAN).choose(question, None)
+    assert choice.fact is not None and choice.fact.text == _PAN[fact], (question, choice.fact and choice.fact.text, choice.why)
+
+
+@pytest.mark.parametrize(("sentence", "ok"), [
+    ("可以放洗碗机洗，不伤涂层。", False), ("洗碗机不建议放，手洗就行。", True),
+    ("好多餐馆都在用我们家的锅。", False), ("有的，28厘米的也有。", False), ("32厘米的够用。", True),
+])
+def test_heldout24_guard_classes(sentence: str, ok: bool) -> None:
+    facts = ["建议手洗，不建议放入洗碗机。", "锅柄为胶木材质，长18厘米。", "本款只有32厘米一个尺寸，暂无28厘米款和平底煎锅。"]
+    assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))

@@ -928,3 +928,13 @@ def test_heldout23_classes(room, text: str, ok: bool) -> None:
 
 def test_a_past_purchase_elsewhere_with_a_price_there_is_still_a_diversion(room) -> None:
     assert not room.check_comment("我在京东买过，才99").ok
+
+
+# After heldout24: another brand bought instead (直接买X不香吗), a handle searched on 绿色软件, the host's past called a sex
+# trade; buying more of this shop's goods passes.
+@pytest.mark.parametrize(("text", "ok"), [
+    ("这就是苏泊尔贴牌的，直接买苏泊尔不香吗", False), ("我是厂家 绿色软件搜“永康锅厂” 私聊", False), ("主播声音这么嗲 以前是做那行的吧", False),
+    ("直接买两个不香吗", True), ("不如直接买套装不香吗", True), ("绿色软件搜一下攻略", True),
+])
+def test_heldout24_classes(room, text: str, ok: bool) -> None:
+    assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
