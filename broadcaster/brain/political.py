@@ -34,6 +34,9 @@ POLITICAL_PATTERNS: dict[str, str] = {
                           r"(?:台|tai|tw|藏|zang|疆|港|gang)\W{0,2}(?:wan|湾)?\W{0,2}du\W{0,2}(?:li|立)?|(?:滚出|脱离|退出|分离出)中国|另一个国家|"
                           r"is a country|isacountry|free\s*(?:tibet|hong\s*kong|taiwan|xinjiang)|集中营|强迫劳动|"
                           r"被(?:占领|侵略|殖民)的?(?:土地|国家|地方)?|达赖|雪山狮子|"
+                          # a territory said to be another country's (钓鱼岛是日本的, 藏南属于印度), or by that country's name for it
+                          r"(?:钓鱼岛|钓鱼台|南海|黄岩岛|南沙|西沙|藏南|台湾|西藏|新疆|香港|澳门).{0,4}(?:是|属于|归|本来就是|应该是)"
+                          r"(?:日本|美国|印度|越南|菲律宾|英国|外国|别国|人家)(?:的|领土)|尖阁诸?岛|阿鲁纳恰尔|"
                           r"(?:光复|解放)香港|五大诉求|时代革命|港人.{0,2}站起来|香港人.{0,2}站起来|反送中|黄丝|东突厥斯坦",
     # the state, the party and its leaders named or mocked
     "政治人物": r"习近平|xjp|习大大|习主席|习总书记|刁近平|习包子|包子帝|维尼(?:熊)?.{0,4}(?:主席|皇帝|领导|总书记|党)|"

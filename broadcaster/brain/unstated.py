@@ -32,8 +32,8 @@ _BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜
                       r"都不会|永远不|耐摔|抗摔|防摔|摔不坏|耐磨|磨不坏")
 # An effect on health, hygiene or looks (杀菌除螨, 祛痘, 助眠): advertising law wants it substantiated, so only as the
 # facts state it.
-_EFFECT = re.compile(r"杀菌|除菌|抑菌|抗菌|灭菌|消毒|除螨|防螨|杀螨|[除去]甲醛|除臭|[除去]异味|净化|祛痘|美白|淡斑|祛斑|抗衰|抗老|去皱|"
-                     r"防脱|生发|减肥|瘦身|降血?[压糖脂]|治疗|治愈|治好|助眠|安神|养胃|护肝|排毒|[提增]\w?免疫|抗过敏|抗病毒|防癌|抗癌")
+_EFFECT = re.compile(r"(?:治疗|治愈|治好)[\u4e00-\u9fff]{0,2}|(?:跟|像|相当于)(?:做了|做过|去)?(?:护理|美容|spa|沙龙)|杀菌|除菌|抑菌|抗菌|灭菌|消毒|除螨|防螨|杀螨|[除去]甲醛|除臭|[除去]异味|净化|祛痘|美白|淡斑|祛斑|抗衰|抗老|去皱|"
+                     r"防脱|生发|减肥|瘦身|降血?[压糖脂]|助眠|安神|养胃|护肝|排毒|[提增]\w?免疫|抗过敏|抗病毒|防癌|抗癌")
 # Endorsements, awards and sales said of the goods (明星在用, 获过大奖, 回购率很高, 厂家直销): only as the facts say them.
 _ENDORSED = re.compile(r"明星|网红|代言|大奖|获奖|得奖|奖项|专利|认证|央视|冠军|销冠|回购率|复购率|爆款|热销|卖爆|断货王|"
                        r"厂家直销|源头工厂|中间商|"
@@ -59,6 +59,9 @@ _FIT = re.compile(r"(?:正好|刚好|刚刚好|完美)(?:能)?(?:铺满|盖满|�
 # Carried about (出差带着特别方便, 便携): a use the facts speak of by its own words (携带, 便携, 出差, 旅行 …).
 _CARRIED = re.compile(r"便携|方便(?:携带|带|拿)|(?:带着|随身带|带出门|出差带|旅行带|拎着)(?:也|很|特别|超|非常|都)?(?:方便|轻松|不累)")
 _CARRIED_FACTS = re.compile(r"便携|携带|出差|旅行|旅游|外出|随身|出门")
+# Any country's mains (全球电压通用, 出国也能用): only where the facts say so.
+_VOLTAGE = re.compile(r"全球(?:电压)?通用|宽电压|国际电压|(?:出国|国外)(?:也)?(?:能|可以)(?:用|插)|各国(?:都能用|通用)")
+_VOLTAGE_FACTS = re.compile(r"全球|宽电压|国际通用|100\s*[-～~到至]\s*240")
 _SAID_AS_FACTS = ((_FIT, "an exact fit"), (_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"), (_BENEFIT, "a benefit"), (_EFFECT, "an effect"),
                   (_SAFE, "a safety claim"), (_CERT, "a certification"), (_ENDORSED, "an endorsement"), (_MATERIAL, "a material"))
 
@@ -84,6 +87,9 @@ def unstated(sentence: str, facts: str, codes: set[str], negated_at: Callable[[s
         name, kind = m.group(1), m.group(2)
         if name not in facts and name[-1] + kind not in facts and not negated_at(sentence, m.start()):
             return f"a mode the facts do not name: {m.group(0)}"
+    m = _VOLTAGE.search(sentence)
+    if m is not None and not _VOLTAGE_FACTS.search(facts) and not negated_at(sentence, m.start()):
+        return f"mains the facts do not name: {m.group(0)}"
     m = _CARRIED.search(sentence)
     if m is not None and not _CARRIED_FACTS.search(facts) and not negated_at(sentence, m.start()):
         return f"a use the facts do not speak of: {m.group(0)}"

@@ -13,7 +13,7 @@ from danmaku.event import Event, EventKind, User
 
 FRIENDLY = ["主播好！", "晚上好呀", "hi 主播", "讲得真好", "这个颜色好看", "上回买的喝完了，回购！", "刚下单了",
             "哈哈哈主播太逗了", "👍👍", "支持支持", "第一次来，多多关照", "生日快乐到我自己", "this is so good",
-            "上次买的已经用上了，真暖和", "穿着特别合身"]
+            "上次买的已经用上了，真暖和", "穿着特别合身", "你们家东西我一直用，放心", "稀罕你主播，嘎嘎好", "这锅看着就高级"]
 NOT_FRIENDLY = ["肥猪滚下去", "坐等你们店倒闭", "我不喜欢这个主播", "高端外围，全国可飞", "shit主播", "精神病吧",
                 "卡了卡了，画面不动了", "今天下雨了", "谁信你", "goodbye",
                 # praise words inside a threat, a jeer or a warning; arrival words inside other words

@@ -578,3 +578,27 @@ def test_heldout24_questions_find_their_fact_by_slot(question: str, fact: int) -
 def test_heldout24_guard_classes(sentence: str, ok: bool) -> None:
     facts = ["建议手洗，不建议放入洗碗机。", "锅柄为胶木材质，长18厘米。", "本款只有32厘米一个尺寸，暂无28厘米款和平底煎锅。"]
     assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
+
+
+# After heldout25: mains, overheating, water in the bathroom, a gift for everyone asked, softness as a material; a cure, a
+# salon effect and any country's mains are said only in the facts' words.
+_DRYER = ["额定功率1400瓦，适用220伏国内电压，不支持110伏电压。", "机身内置过热保护，温度过高会自动停止加热。",
+          "本产品不防水，请勿在浴缸旁或淋浴时使用。", "直播间前300单加送便携旋转梳1把，送完即止。", "机身外壳为PC阻燃材料，风嘴边缘为食品级硅胶。",
+          "头皮有伤口或正在治疗头皮疾病的人，不建议使用热风档。", "整机保修2年。"]
+
+
+@pytest.mark.parametrize(("question", "fact"), [
+    ("带去美国能直接插吗", 0), ("一直吹会不会烧坏", 1), ("温度太高了会咋样", 1), ("在浴室边洗边吹行不行", 2), ("梳子是不是人人都有", 3),
+    ("风嘴边上是软的吗 会不会烫手", 4),
+])
+def test_heldout25_questions_find_their_fact_by_slot(question: str, fact: int) -> None:
+    choice = _index(_DRYER).choose(question, None)
+    assert choice.fact is not None and choice.fact.text == _DRYER[fact], (question, choice.fact and choice.fact.text, choice.why)
+
+
+@pytest.mark.parametrize(("sentence", "ok"), [
+    ("负离子可以治疗脱发。", False), ("吹完头发跟做了护理一样。", False), ("能带，全球电压通用。", False),
+    ("头皮有伤口或正在治疗头皮疾病的人，不建议使用热风档。", True), ("只能用220伏的国内电压。", True),
+])
+def test_heldout25_guard_classes(sentence: str, ok: bool) -> None:
+    assert _guard(_DRYER).check(sentence).ok is ok, (sentence, _guard(_DRYER).check(sentence))

@@ -938,3 +938,21 @@ def test_a_past_purchase_elsewhere_with_a_price_there_is_still_a_diversion(room)
 ])
 def test_heldout24_classes(room, text: str, ok: bool) -> None:
     assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
+
+
+# After heldout25: her neckline, another brand's price with everyone sent there, 加个微 with an emoji; this shop's price
+# with everyone sent to grab it passes.
+@pytest.mark.parametrize(("text", "ok"), [
+    ("衣服领子再低点呗 嘿嘿", False), ("徕芬才两百多，干嘛买这个？都去徕芬", False), ("主播能不能加个微❤️？我想问点私事", False),
+    ("才两百多，都去抢吧", True), ("才两百多 都去拍", True), ("加微辣的能做吗", True), ("能加个微波炉用的吗", True),
+])
+def test_heldout25_classes(room, text: str, ok: bool) -> None:
+    assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
+
+
+@pytest.mark.parametrize(("text", "ok"), [
+    ("钓鱼岛是日本的", False), ("藏南属于印度的领土", False), ("台湾是美国的", False),
+    ("寄到日本的运费多少", True), ("香港是我的第二故乡", True),
+])
+def test_a_territory_said_to_be_another_countrys(room, text: str, ok: bool) -> None:
+    assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
