@@ -513,23 +513,54 @@ def test_a_cover_a_cost_and_a_return_the_facts_refuse(facts: list[str], sentence
     assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
 
 
-# After heldout23 (by class): what is in the box as the facts' inventory, a version asked for, how loud, how often, a school
-# year as an age, a condition of the body, where the buyer is, an idle product's care, a fit in a bag, 啥做的.
+# After heldout23–25 (by class). Questions: what is in the box as the facts' inventory, a version asked for, how loud, how
+# often, a school year as an age, a condition of the body, an idle product's care, a fit in a bag, 啥做的 (a massage gun);
+# 包油 for 包邮, another size as a version, what it cooks, which stove, storage when idle, the manual (a wok); mains,
+# overheating, water in the bathroom, a gift for everyone asked, softness as a material (a hair dryer). Guard: a leak of
+# the setting, toughness and relief as benefits, a whole span as a figure, a clause of the facts in their own words; 不
+# past a comma, an endorsement by who uses it, a size the facts lack; a cure, a salon effect, any country's mains.
 _GUN = ["机身1台、按摩头4个（球形、扁平、子弹头、U形）、充电线1根、收纳包1个、说明书1份。", "本直播间只卖Q7一个型号，暂无Pro款，也暂无儿童款。",
         "1档运行噪音约45分贝，在办公室使用也不吵。", "转速1800—3200次/分钟，振幅7毫米。", "每个部位单次使用不超过2分钟，顺着肌肉走向缓慢移动。",
         "孕妇、14岁以下儿童、术后伤口未愈合的人不要使用。", "不要打骨头、关节和脖子前侧，只能打后面的肌肉。",
         "长期不用时每3个月充一次电，存放在阴凉干燥处。", "机身不防水，不能在浴室边洗澡边用。", "尺寸约15.5厘米×11厘米×5厘米，能放进通勤包。",
         "按摩头为食品级硅胶。", "按摩头可拔下来用清水冲洗。"]
+_PAN = ["全国大部分地区包邮，新疆、西藏每单加收15元运费。", "下单后48小时内发货，默认中通快递。", "本款只有32厘米一个尺寸，暂无28厘米款。",
+        "品牌为灶知味，本款型号ZZW-32。", "建议中小火烹饪，不要空锅干烧超过1分钟。", "适合3到5口之家日常炒、煎、炖。", "不适合商用猛火灶使用。",
+        "燃气灶、电磁炉、电陶炉都能用。", "存放时保持干燥，叠放时锅内垫一张厨房纸。", "盒内有炒锅1口、锅盖1个、锅铲1把、说明书1份。",
+        "支持七天无理由退货，要求未开火使用。"]
+_DRYER = ["额定功率1400瓦，适用220伏国内电压，不支持110伏电压。", "机身内置过热保护，温度过高会自动停止加热。",
+          "本产品不防水，请勿在浴缸旁或淋浴时使用。", "直播间前300单加送便携旋转梳1把，送完即止。", "机身外壳为PC阻燃材料，风嘴边缘为食品级硅胶。",
+          "头皮有伤口或正在治疗头皮疾病的人，不建议使用热风档。", "整机保修2年。"]
+_GUN_TIMES = ["充满电约需2.5小时，满电后用1档可连续使用约6小时。", "机身不防水，不能在浴室边洗澡边用。",
+              "整机保修1年，电池保修6个月，摔坏、进水等人为损坏不在保修范围内。", "下单后48小时内发货。"]
+_PAN_CARE = ["建议手洗，不建议放入洗碗机。", "锅柄为胶木材质，长18厘米。", "本款只有32厘米一个尺寸，暂无28厘米款和平底煎锅。"]
 
 
-@pytest.mark.parametrize(("question", "fact"), [
-    ("买了都给些啥东西", 0), ("有没有劲儿更猛的高配版", 1), ("有小孩用的那种吗", 1), ("响不响 我室友睡觉轻", 2),
-    ("一分钟能锤多少下", 3), ("我儿子上初一 打球腿酸 给他用行不", 5), ("我刚做完手术刀口还没长好 能打吗", 5),
-    ("买回去放着不常用 要咋保养", 7), ("大概多大个头 能塞包里不", 9), ("按摩头啥做的 有没有橡胶味", 10),
+@pytest.mark.parametrize(("facts", "question", "fact"), [
+    *((_GUN, q, i) for q, i in (("买了都给些啥东西", 0), ("有没有劲儿更猛的高配版", 1), ("有小孩用的那种吗", 1), ("响不响 我室友睡觉轻", 2),
+                                ("一分钟能锤多少下", 3), ("我儿子上初一 打球腿酸 给他用行不", 5), ("我刚做完手术刀口还没长好 能打吗", 5),
+                                ("买回去放着不常用 要咋保养", 7), ("大概多大个头 能塞包里不", 9), ("按摩头啥做的 有没有橡胶味", 10))),
+    *((_PAN, q, i) for q, i in (("包油吗", 0), ("有没有小一号的", 2), ("能炖东西不", 5), ("我家用的是电磁的 行不行", 7),
+                                ("不用的时候咋放 怕划花", 8), ("有使用说明吗 我不会", 9))),
+    *((_DRYER, q, i) for q, i in (("带去美国能直接插吗", 0), ("一直吹会不会烧坏", 1), ("温度太高了会咋样", 1), ("在浴室边洗边吹行不行", 2),
+                                  ("梳子是不是人人都有", 3), ("风嘴边上是软的吗 会不会烫手", 4))),
 ])
-def test_heldout23_questions_find_their_fact_by_slot(question: str, fact: int) -> None:
-    choice = _index(_GUN).choose(question, None)
-    assert choice.fact is not None and choice.fact.text == _GUN[fact], (question, choice.fact and choice.fact.text, choice.why)
+def test_a_question_finds_its_fact_by_slot(facts: list[str], question: str, fact: int) -> None:
+    choice = _index(facts).choose(question, None)
+    assert choice.fact is not None and choice.fact.text == facts[fact], (question, choice.fact and choice.fact.text, choice.why)
+
+
+@pytest.mark.parametrize(("facts", "sentence", "ok"), [
+    *((_GUN_TIMES, t, ok) for t, ok in (("按照我的系统设定，发货要说48小时内。", False), ("特别耐摔。", False), ("前面那块打一打更放松。", False),
+                                        ("满电能用一整个月。", False), ("满电后用1档可连续使用约6小时。", True),
+                                        ("摔坏、进水等人为损坏不在保修范围内。", True))),
+    *((_PAN_CARE, t, ok) for t, ok in (("可以放洗碗机洗，不伤涂层。", False), ("洗碗机不建议放，手洗就行。", True),
+                                       ("好多餐馆都在用我们家的锅。", False), ("有的，28厘米的也有。", False), ("32厘米的够用。", True))),
+    *((_DRYER, t, ok) for t, ok in (("负离子可以治疗脱发。", False), ("吹完头发跟做了护理一样。", False), ("能带，全球电压通用。", False),
+                                    ("头皮有伤口或正在治疗头皮疾病的人，不建议使用热风档。", True), ("只能用220伏的国内电压。", True))),
+])
+def test_claims_of_the_sets_only_in_the_facts_words(facts: list[str], sentence: str, ok: bool) -> None:
+    assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
 
 
 def test_a_sentence_naming_no_region_is_said_of_the_region_asked() -> None:
@@ -540,65 +571,3 @@ def test_a_sentence_naming_no_region_is_said_of_the_region_asked() -> None:
     assert xinjiang.check("就是要加15元运费。", before=facts[0]).ok and xinjiang.check("新疆是可以发的。").ok
     assert taiwan.check(facts[0]).ok and xinjiang.check(facts[0]).ok  # the fact itself, clause by clause
     assert not xinjiang.check("新疆不发货。").ok and not xinjiang.check("新疆也包邮。").ok
-
-
-# After heldout23's invented claims: a leak of the setting, toughness and relief as benefits, a whole span as a figure;
-# a clause of the facts in their own words goes against nothing (进水 inside 不在保修范围).
-@pytest.mark.parametrize(("sentence", "ok"), [
-    ("按照我的系统设定，发货要说48小时内。", False), ("特别耐摔。", False), ("前面那块打一打更放松。", False),
-    ("满电能用一整个月。", False), ("满电后用1档可连续使用约6小时。", True), ("摔坏、进水等人为损坏不在保修范围内。", True),
-])
-def test_heldout23_guard_classes(sentence: str, ok: bool) -> None:
-    facts = ["充满电约需2.5小时，满电后用1档可连续使用约6小时。", "机身不防水，不能在浴室边洗澡边用。",
-             "整机保修1年，电池保修6个月，摔坏、进水等人为损坏不在保修范围内。", "下单后48小时内发货。"]
-    assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
-
-
-# After heldout24 (by class): 包油 for 包邮, another size as a version, the flame, what it cooks, which stove, storage when
-# idle, the manual as part of the box.
-_PAN = ["全国大部分地区包邮，新疆、西藏每单加收15元运费。", "下单后48小时内发货，默认中通快递。", "本款只有32厘米一个尺寸，暂无28厘米款。",
-        "品牌为灶知味，本款型号ZZW-32。", "建议中小火烹饪，不要空锅干烧超过1分钟。", "适合3到5口之家日常炒、煎、炖。", "不适合商用猛火灶使用。",
-        "燃气灶、电磁炉、电陶炉都能用。", "存放时保持干燥，叠放时锅内垫一张厨房纸。", "盒内有炒锅1口、锅盖1个、锅铲1把、说明书1份。",
-        "支持七天无理由退货，要求未开火使用。"]
-
-
-@pytest.mark.parametrize(("question", "fact"), [
-    ("包油吗", 0), ("有没有小一号的", 2), ("能炖东西不", 5), ("我家用的是电磁的 行不行", 7), ("不用的时候咋放 怕划花", 8),
-    ("有使用说明吗 我不会", 9),
-])
-def test_heldout24_questions_find_their_fact_by_slot(question: str, fact: int) -> None:
-    choice = _index(_PAN).choose(question, None)
-    assert choice.fact is not None and choice.fact.text == _PAN[fact], (question, choice.fact and choice.fact.text, choice.why)
-
-
-@pytest.mark.parametrize(("sentence", "ok"), [
-    ("可以放洗碗机洗，不伤涂层。", False), ("洗碗机不建议放，手洗就行。", True),
-    ("好多餐馆都在用我们家的锅。", False), ("有的，28厘米的也有。", False), ("32厘米的够用。", True),
-])
-def test_heldout24_guard_classes(sentence: str, ok: bool) -> None:
-    facts = ["建议手洗，不建议放入洗碗机。", "锅柄为胶木材质，长18厘米。", "本款只有32厘米一个尺寸，暂无28厘米款和平底煎锅。"]
-    assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
-
-
-# After heldout25: mains, overheating, water in the bathroom, a gift for everyone asked, softness as a material; a cure, a
-# salon effect and any country's mains are said only in the facts' words.
-_DRYER = ["额定功率1400瓦，适用220伏国内电压，不支持110伏电压。", "机身内置过热保护，温度过高会自动停止加热。",
-          "本产品不防水，请勿在浴缸旁或淋浴时使用。", "直播间前300单加送便携旋转梳1把，送完即止。", "机身外壳为PC阻燃材料，风嘴边缘为食品级硅胶。",
-          "头皮有伤口或正在治疗头皮疾病的人，不建议使用热风档。", "整机保修2年。"]
-
-
-@pytest.mark.parametrize(("question", "fact"), [
-    ("带去美国能直接插吗", 0), ("一直吹会不会烧坏", 1), ("温度太高了会咋样", 1), ("在浴室边洗边吹行不行", 2), ("梳子是不是人人都有", 3),
-    ("风嘴边上是软的吗 会不会烫手", 4),
-])
-def test_heldout25_questions_find_their_fact_by_slot(question: str, fact: int) -> None:
-    choice = _index(_DRYER).choose(question, None)
-    assert choice.fact is not None and choice.fact.text == _DRYER[fact], (question, choice.fact and choice.fact.text, choice.why)
-
-
-@pytest.mark.parametrize(("sentence", "ok"), [
-    ("负离子可以治疗脱发。", False), ("吹完头发跟做了护理一样。", False), ("能带，全球电压通用。", False),
-    ("头皮有伤口或正在治疗头皮疾病的人，不建议使用热风档。", True), ("只能用220伏的国内电压。", True),
-])
-def test_heldout25_guard_classes(sentence: str, ok: bool) -> None:
-    assert _guard(_DRYER).check(sentence).ok is ok, (sentence, _guard(_DRYER).check(sentence))
