@@ -336,17 +336,17 @@ async def test_cutting_an_answer_short_closes_the_model_stream(kb_dir: Path, llm
 
 
 async def test_a_listed_word_split_across_sentences_is_caught(kb_dir: Path, llm_server: FakeOpenAI) -> None:
-    llm_server.script = lambda req: ["杯身有一年保修，可以加我微。", "信号发给大家。"]
+    llm_server.script = lambda req: ["杯身有一年保修，也可以去拼。", "多多上看看。"]
     brain = Brain("core-split", _llm_cfg(kb_dir, llm_server), MOD)
     await brain.start()
     try:
         out = await _say(brain, _line("保修多久"))
         texts = [s.text for s in out]
-        # "…可以加我微。" ends in the start of a listed word: it is held for the next sentence, the two spell
-        # 微信号 across the cut, so neither is voiced (the safe line instead).
+        # "…也可以去拼。" ends in the start of a listed word: it is held for the next sentence, the two spell
+        # 拼多多 across the cut, so neither is voiced (the safe line instead). ("…可以加我微。" is a contact on its own now.)
         assert texts == [brain.cfg.guard.safe_line]
-        assert [d["text"] for d in out[0].dropped] == ["杯身有一年保修，可以加我微。", "信号发给大家。"]
-        assert "split" in out[0].dropped[0]["reason"] and "微信号" in out[0].dropped[0]["reason"]
+        assert [d["text"] for d in out[0].dropped] == ["杯身有一年保修，也可以去拼。", "多多上看看。"]
+        assert "split" in out[0].dropped[0]["reason"] and "拼多多" in out[0].dropped[0]["reason"]
         assert brain.cache is not None and brain.cache.lookup_local("保修多久") is None  # not voiced whole
     finally:
         await brain.close()
