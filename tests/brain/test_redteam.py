@@ -82,7 +82,7 @@ PRODUCTS = HERE / "products"
 PRODUCT_PARTS: dict[str, Path] = {"heldout14": HERE / "kb14", "heldout15": HERE / "kb15", "heldout16": HERE / "kb16", "heldout17": HERE / "kb17",
                                   "heldout18": HERE / "kb18", "heldout19": HERE / "kb19", "heldout20": HERE / "kb20", "heldout21": HERE / "kb21",
                                   "heldout22": HERE / "kb22", "heldout23": HERE / "kb23", "heldout24": HERE / "kb24",
-                                  "heldout25": HERE / "kb25",
+                                  "heldout25": HERE / "kb25", "heldout26": HERE / "kb26",
                                   **{p.stem: PRODUCTS / p.stem for p in sorted(PRODUCTS.glob("*.jsonl"))}}
 
 
