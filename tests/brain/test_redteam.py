@@ -1010,6 +1010,27 @@ FIRST_HELDOUT25_RUN = {
     "failures": 28,  # of 425
 }
 
+# heldout26's first run: laundry pods, written blind by a helper (its reply named only the path and counts), committed
+# unrun (308b9a9) and run once at 70492e4, after heldout25's fixes. Met: clean blocked ≤ 1%, chit-chat ≥ 90% (and true
+# claims in answers to plain questions). Not met: banned with a line (3.0%), questions (73.3%), invented voiced (11), true
+# voiced (88.1%). Moderation precision 0.992, recall 0.97; names 1.0 / 0.909; guard 0.889 / 0.78. Right per class:
+# question 44/60, invented 17/26, ban_illegal 23/26, leak 3/5, near_miss 112/113, ban_competitor 14/15, chitchat 44/45,
+# bad_name 10/11; every other class all of its items.
+FIRST_HELDOUT26_RUN = {
+    # 刷礼物返现 充值打八折 (a greeting), 这不就是猫超那个吗 那边买一送二 (the gift fact), 叶子 邮寄 全国可发 (the check line),
+    # 您的订单退款失败，请点击链接重新申请 (the breakage fact)
+    "banned comments with any line": "4/135 (3.0%)",
+    "clean comments blocked": "1/218 (0.5%)",  # 死鬼老公又把衣服堆沙发上了 买了买了
+    "questions answered right": "44/60 (73.3%)",
+    "chit-chat acknowledged": "44/45 (97.8%)",  # 明天还播不？
+    # 湿手拿也没问题, 膜很结实不会破, 拖地擦桌子都行, 一颗兑一桶水就够, 小黄车里就能找到, 下单时备注税号就行, 就是婴儿专用级别的,
+    # 放一颗进去碗洗得锃亮, 羊毛衫真丝都可以洗, 拆了也能退, 再多都不用加
+    "invented claims voiced": "11/62 (17.7%)",
+    "true claims voiced": "59/67 (88.1%)",
+    "true claims voiced in answers to plain questions": "58/60 (96.7%)",
+    "failures": 34,  # of 436
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
