@@ -50,6 +50,8 @@ _SAME = (
     ("儿童", r"儿童|小孩|孩子|小朋友|宝宝|娃|幼儿|小学生|童"),
     ("孕妇", r"孕妇|孕期|怀孕|准妈妈|孕妈"),
     ("老人", r"老人|老年人|长辈|爷爷|奶奶|外公|外婆"),
+    # the floor in the words of cleaning it (拖地擦桌子都行): what 不能用于地面清洁 denies
+    ("地面清洁", r"地面清洁|拖地|擦地|地板|地面"),
 )
 
 # A gift or offer the facts limit, and a sentence that makes it for everyone.
@@ -162,6 +164,8 @@ def _negation(token: str) -> bool:
 _PEOPLE = frozenset({"儿童", "孕妇", "老人"})
 _ALL_WELL = "问题|关系|事|毛病|影响"  # 没问题, 没关系: no denial
 # A verb's "cannot" complement just after it (发不了, 寄不到, 送不出去): the sentence denies as the fact does.
+_UNSUITED = re.compile(r"([^，,。；;]+?)(?:都|也|均)?(?:不适用|不适合|不宜使用)(?:[。；;，,]|$)")
+_USE_OK = re.compile(r"(?:可以|能|都能|也能)(?:洗|用|放|穿|吃|喝)|都(?:可以|行|没问题)|适用|适合|没问题")
 _CANNOT = re.compile(r"[\u4e00-\u9fff]?不(?:了|到|出|过去|进)")
 # What it denies named first and forbidden later in the clause ("香水、柔顺剂都别往里加", "PU皮这些材质不适合用它烫"): a
 # prohibition, never a "won't" (香水加了也不会坏 asserts it) nor a reassurance (别担心).
@@ -294,6 +298,12 @@ class FactClaims:
         for d in self.denials:
             if d.regions and not set(d.regions) & set(said_regions):
                 continue
+            # (things the facts call unsuited, named first: "真丝、羊毛等…不适用" against "羊毛衫真丝都可以洗")
+            m = _USE_OK.search(sentence) if d.keys in (("适用",), ("适合",), ("使用",)) else None
+            front = _UNSUITED.search(d.fact) if m is not None else None
+            named = [t for t in re.split(r"[、和及与或]", front.group(1).split("等")[0]) if len(t) >= 2] if front else []
+            if m is not None and any(_find(sentence, t) >= 0 for t in named) and not _negated_at(sentence, m.start()):
+                return f"{'、'.join(d.subject[:2])} said suited where the facts say not: {d.fact}"
             if d.subject and not _WHOLE.search(sentence) and not any(_find(sentence, t) >= 0 for t in d.subject):
                 continue
             for key in d.keys:

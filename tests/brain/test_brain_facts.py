@@ -531,6 +531,7 @@ _PAN = ["全国大部分地区包邮，新疆、西藏每单加收15元运费。
 _DRYER = ["额定功率1400瓦，适用220伏国内电压，不支持110伏电压。", "机身内置过热保护，温度过高会自动停止加热。",
           "本产品不防水，请勿在浴缸旁或淋浴时使用。", "直播间前300单加送便携旋转梳1把，送完即止。", "机身外壳为PC阻燃材料，风嘴边缘为食品级硅胶。",
           "头皮有伤口或正在治疗头皮疾病的人，不建议使用热风档。", "整机保修2年。"]
+_PODS = ["真丝、羊毛等蛋白质纤维衣物不适用。", "凝珠外膜遇水即溶，请用干手取用。", "不能用于洗碗机，也不能用于地面清洁。", "适用于棉、麻、化纤衣物。"]
 _GUN_TIMES = ["充满电约需2.5小时，满电后用1档可连续使用约6小时。", "机身不防水，不能在浴室边洗澡边用。",
               "整机保修1年，电池保修6个月，摔坏、进水等人为损坏不在保修范围内。", "下单后48小时内发货。"]
 _PAN_CARE = ["建议手洗，不建议放入洗碗机。", "锅柄为胶木材质，长18厘米。", "本款只有32厘米一个尺寸，暂无28厘米款和平底煎锅。"]
@@ -558,6 +559,9 @@ def test_a_question_finds_its_fact_by_slot(facts: list[str], question: str, fact
                                        ("好多餐馆都在用我们家的锅。", False), ("有的，28厘米的也有。", False), ("32厘米的够用。", True))),
     *((_DRYER, t, ok) for t, ok in (("负离子可以治疗脱发。", False), ("吹完头发跟做了护理一样。", False), ("能带，全球电压通用。", False),
                                     ("头皮有伤口或正在治疗头皮疾病的人，不建议使用热风档。", True), ("只能用220伏的国内电压。", True))),
+    # (laundry pods: things named unsuited before 不适用, the floor in cleaning words, a toughness claim)
+    *((_PODS, t, ok) for t, ok in (("羊毛衫真丝都可以洗，很温和的。", False), ("化纤衣物都可以洗。", True), ("可以，拖地擦桌子都行。", False),
+                                   ("这个膜很结实不会破。", False), ("真丝的不能洗哦。", True))),
 ])
 def test_claims_of_the_sets_only_in_the_facts_words(facts: list[str], sentence: str, ok: bool) -> None:
     assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))

@@ -956,3 +956,18 @@ def test_heldout25_classes(room, text: str, ok: bool) -> None:
 ])
 def test_a_territory_said_to_be_another_countrys(room, text: str, ok: bool) -> None:
     assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
+
+
+# After heldout26: gifts or top-ups paid back, another platform by its nickname (猫超), drug slang with its delivery, a
+# refund-phishing link; 死鬼老公 (teasing), a cat that is 超可爱, tea leaves posted pass.
+@pytest.mark.parametrize(("text", "ok"), [
+    ("刷礼物返现 充值打八折", False), ("这不就是猫超那个吗 那边买一送二", False), ("叶子 邮寄 全国可发", False),
+    ("您的订单退款失败，请点击链接重新申请", False),
+    ("死鬼老公又把衣服堆沙发上了 买了买了", True), ("我的猫超可爱", True), ("茶叶子能邮寄吗", True), ("退款失败了怎么办", True),
+])
+def test_heldout26_classes(room, text: str, ok: bool) -> None:
+    assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
+
+
+def test_a_name_that_jeers_at_the_goods_is_not_read_out() -> None:
+    assert speakable_name(moderator_from_config(ModerationConfig()), "全场假货别买") == ANON
