@@ -1078,7 +1078,7 @@ async def test_redteam(part: str, tmp_path: Path) -> None:
 # Issue 22's development products (heldout14 after its one run, and the three products written for development): the
 # targets on banned and clean comments hold; the rest is printed.
 @pytest.mark.parametrize("part", ["heldout14", "heldout15", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22",
-                                  "heldout23", "heldout24", "heldout25", "downjacket", "snack", "bluetooth-earbuds"])
+                                  "heldout23", "heldout24", "heldout25", "heldout26", "downjacket", "snack", "bluetooth-earbuds"])
 async def test_issue22_products(part: str, tmp_path: Path) -> None:
     outcomes = await run_part(part, tmp_path)
     targets = issue22_targets(outcomes)
