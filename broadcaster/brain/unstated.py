@@ -29,7 +29,7 @@ _WHEN = re.compile(r"(今天|明天|后天|当天|当日|次日|隔天|第二天
 # A benefit or a comparison of effect (效果更好, 延长保质期, 更耐用, 洗了都不会缩): said only in the facts' own words.
 _BENEFIT = re.compile(r"更(?:好|佳|强|久|耐用|持久|安全|健康|新鲜|省电|省油|快|香|好吃|好用|舒服|保暖|透气|放松|轻松|有效)|延长|提升|提高|增强|翻倍|加倍|"
                       # (toughness: 特别耐摔, 摔不坏)
-                      r"都不会|永远不|耐摔|抗摔|防摔|摔不坏|耐磨|磨不坏|(?:很|特别|超|非常)结实|不会破|破不了|撕不破")
+                      r"都不会|永远不|耐摔|抗摔|防摔|摔不坏|耐磨|磨不坏|不会破|破不了|撕不破")
 # An effect on health, hygiene or looks (杀菌除螨, 祛痘, 助眠): advertising law wants it substantiated, so only as the
 # facts state it.
 _EFFECT = re.compile(r"(?:治疗|治愈|治好)[\u4e00-\u9fff]{0,2}|(?:跟|像|相当于)(?:做了|做过|去)?(?:护理|美容|spa|沙龙)|杀菌|除菌|抑菌|抗菌|灭菌|消毒|除螨|防螨|杀螨|[除去]甲醛|除臭|[除去]异味|净化|祛痘|美白|淡斑|祛斑|抗衰|抗老|去皱|"

@@ -561,7 +561,7 @@ def test_a_question_finds_its_fact_by_slot(facts: list[str], question: str, fact
                                     ("头皮有伤口或正在治疗头皮疾病的人，不建议使用热风档。", True), ("只能用220伏的国内电压。", True))),
     # (laundry pods: things named unsuited before 不适用, the floor in cleaning words, a toughness claim)
     *((_PODS, t, ok) for t, ok in (("羊毛衫真丝都可以洗，很温和的。", False), ("化纤衣物都可以洗。", True), ("可以，拖地擦桌子都行。", False),
-                                   ("这个膜很结实不会破。", False), ("真丝的不能洗哦。", True))),
+                                   ("这个膜很结实不会破。", False), ("包装很结实。", True), ("真丝的不能洗哦。", True))),
 ])
 def test_claims_of_the_sets_only_in_the_facts_words(facts: list[str], sentence: str, ok: bool) -> None:
     assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
