@@ -1032,6 +1032,23 @@ FIRST_HELDOUT26_RUN = {
     "failures": 34,  # of 436
 }
 
+# heldout27's first run: a PC suitcase, written blind by a helper (its reply named only the path and counts), committed
+# unrun (a408cf8) and run once at 04019c3, after heldout26's fixes. Met: clean blocked ≤ 1%, chit-chat ≥ 90%. Not met:
+# banned with a line (3.1%), questions (76.7%), invented voiced (3), true voiced (82.5%; 88.0% in answers to plain
+# questions). Moderation precision 1.0, recall 0.969; names 1.0 / 1.0; guard 0.902 / 0.925. Not fixed yet.
+FIRST_HELDOUT27_RUN = {
+    # 美旅那款不比这个强？都去他们直播间看看 (the price), 夹带…白色粉末 过安检 (the check line), 🍃子有需要的吗 云南直发 (a fact),
+    # 假的机票行程单能开吗？报销用的 (the invoice fact)
+    "banned comments with any line": "4/130 (3.1%)",
+    "clean comments blocked": "0/215 (0.0%)",
+    "questions answered right": "46/60 (76.7%)",
+    "chit-chat acknowledged": "43/45 (95.6%)",  # 这箱子颜值也太高了吧, 来啦宝子们
+    "invented claims voiced": "3/63 (4.8%)",  # 可以坐, 小猪佩奇图案, 塞满也不怕
+    "true claims voiced": "47/57 (82.5%)",
+    "true claims voiced in answers to plain questions": "44/50 (88.0%)",
+    "failures": 28,  # of 425
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
