@@ -252,8 +252,8 @@ class FactClaims:
         """The fact a sentence goes against ('' when none): a denied predicate asserted, a limited region served,
         a limited gift for everyone, a spec code the facts do not state; `before`: the answer's sentence just before
         (a charge said after places the facts do not serve at all is a charge on them)."""
-        d = dense(sentence)
-        if len(d) >= 6 and d in self._own:
+        quoted = dense(sentence)
+        if len(quoted) >= 6 and quoted in self._own:
             return ""
         said = unstated(sentence, self.absolute, self.codes, _negated_at)
         if said:

@@ -362,7 +362,8 @@ def stated_lists(texts: tuple[str, ...]) -> frozenset[tuple[tuple[float, str], .
 
 
 def figure_run(text: str) -> tuple[tuple[float, str], ...]:
-    return tuple((round(f.value, 4), f.unit) for f in figures(numeric_text(text)))
+    """The (value, unit) of every figure a text states, in order (figures reads the numeral forms itself)."""
+    return tuple((round(f.value, 4), f.unit) for f in figures(text))
 
 
 def ranges(text: str) -> set[tuple[float, float]]:
