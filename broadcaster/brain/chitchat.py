@@ -60,6 +60,11 @@ _FRIENDLY = _pattern(_WORDS)
 _QUALITY = re.compile(r"(?<![不没])(?<!不是)(?<!没有)(?<!不够)(?:真|好|很|挺|特别|非常|贼|巨|蛮|超级?|太)(?:的)?"
                       r"(?:暖和|暖乎|舒适|保暖|实用|方便|轻便|结实|耐用|合身|好穿|好睡|透气|柔软|软乎|顺滑|清爽|省心|省事)"
                       r"(?![吗么嘛不没])(?!.{0,3}[吗么？?])")
+# Looks praised (颜值也太高了吧, 颜值在线) and an arrival or a greeting addressed to the room (来啦宝子们, 家人们晚上好):
+# said, not asked, and never after a negation (颜值不高, 还没来).
+_LOOKS = re.compile(r"颜值(?:[也真好太很超巨贼蛮挺是]|真的|超级|绝对)*(?:高|在线|能打|天花板|爆表|绝了|顶)(?![吗么嘛不没])(?!.{0,3}[吗么？?])")
+_ROOM = r"(?:宝子|宝宝|宝贝|家人|姐妹|兄弟|集美|老铁|朋友|铁子|亲)们?"
+_ARRIVAL = re.compile(rf"(?<![没不])来(?:啦|喽|咯)|{_ROOM}(?:好|早|晚上好|下午好|我来了|我来啦)|(?<![没不])来了{_ROOM}")
 _SPACES = re.compile(r"\s+")
 
 
@@ -114,7 +119,7 @@ class Friendly:
         if _VETO.search(dense):
             return False
         return self._re.search(low) is not None or (dense != low and self._re.search(dense) is not None) \
-            or _QUALITY.search(dense) is not None
+            or _QUALITY.search(dense) is not None or _LOOKS.search(dense) is not None or _ARRIVAL.search(dense) is not None
 
 
     def _english(self, text: str) -> bool:

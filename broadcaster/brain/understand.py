@@ -78,8 +78,9 @@ SILENT_TO_VIEWERS = "an offer to other viewers"
 # the way chat peddles what a room must not carry; a shop never answers it.
 _TO_VIEWERS = re.compile(r"有没有人要|有人要[\u4e00-\u9fff]{1,8}(?:吗|不|没|么)|有人要吗|谁要[\u4e00-\u9fff]{0,6}(?:吗|不|$|\s)|"
                          r"(?:要|需要)的(?:扣|私|滴|找|来)|"
-                         # (an offer in the trade's own hush: 有需要❄️的吗, 懂的来, 懂的私)
-                         r"(?:有没有|有)(?:人|谁)?需要.{1,6}的(?:吗|么|没|不|朋友|兄弟|姐妹|老铁)|懂的(?:来|私|进|滴|扣|找我|都懂)")
+                         # (an offer in the trade's own hush: 有需要❄️的吗, 🍃子有需要的吗, 懂的来, 懂的私)
+                         r"(?:有没有|有)(?:人|谁)?需要.{1,6}的(?:吗|么|没|不|朋友|兄弟|姐妹|老铁)|(?<!还)有需要的(?:吗|么|嘛|没|不|来|私)|"
+                         r"懂的(?:来|私|进|滴|扣|找我|都懂)")
 # A question about the host's body or private life (主播胸多大, 你多重, 主播住哪): the facts speak of the goods, never of
 # the host, so no fact answers it however one scores (罩杯多大 is no capacity question).
 _HOST_PERSON = re.compile(r"(?:主播|你(?![们家])|妳|美女|小姐姐|老板娘|小哥哥)(?:的|本人|自己)?\s*"

@@ -356,6 +356,7 @@ def test_true_sentences_the_guard_read_wrongly_after_heldout14_16() -> None:
 
 @pytest.mark.parametrize(("text", "offer"), [
     ("有没有人要叶子 品质好", True), ("有人要烟油吗 加料的那种", True), ("一比一高仿 要的私", True), ("谁要 便宜出", True),
+    ("子有需要的吗 同城直发", True), ("还有需要的吗", False),
     ("有人买过吗 好用不", False), ("这个要的人多吗", False), ("我要两个", False),
 ])
 def test_an_offer_to_other_viewers_gets_no_line(text: str, offer: bool) -> None:
