@@ -64,6 +64,8 @@ _QUALITY = re.compile(r"(?<![不没])(?<!不是)(?<!没有)(?<!不够)(?:真|好
 # said, not asked, and never after a negation (颜值不高, 还没来).
 _LOOKS = re.compile(r"颜值(?:[也真好太很超巨贼蛮挺是]|真的|超级|绝对)*(?:高|在线|能打|天花板|爆表|绝了|顶)(?![吗么嘛不没])(?!.{0,3}[吗么？?])")
 _ROOM = r"(?:宝子|宝宝|宝贝|家人|姐妹|兄弟|集美|老铁|朋友|铁子|亲)们?"
+# A good wish for the host or the shop (祝主播大卖, 祝你们生意兴隆): a wish of harm names none of these.
+_WISH = re.compile(r"祝(?:主播|你|你们|老板|店铺|小店|大家|直播间)?[\u4e00-\u9fff]{0,2}?(?:大卖|爆单|长红|发财|顺利|兴隆|红火|越来越好|开心|健康|好运|暴富|火爆|大火)")
 _ARRIVAL = re.compile(rf"(?<![没不])来(?:啦|喽|咯)|{_ROOM}(?:好|早|晚上好|下午好|我来了|我来啦)|(?<![没不])来了{_ROOM}")
 _SPACES = re.compile(r"\s+")
 
@@ -119,7 +121,7 @@ class Friendly:
         if _VETO.search(dense):
             return False
         return self._re.search(low) is not None or (dense != low and self._re.search(dense) is not None) \
-            or _QUALITY.search(dense) is not None or _LOOKS.search(dense) is not None or _ARRIVAL.search(dense) is not None
+            or _QUALITY.search(dense) is not None or any(rx.search(dense) for rx in (_LOOKS, _ARRIVAL, _WISH))
 
 
     def _english(self, text: str) -> bool:
@@ -155,12 +157,13 @@ def cheer(text: str, language: str = "zh") -> bool:
     body = re.sub(r"[\s\ufe0f\u200d]+", "", text)
     if language == "en" and _FRIENDLY_EN.fullmatch(" ".join(text.lower().split()).strip(" !.")):
         return True
-    if _CHEER_DIGITS.fullmatch(body):
-        return True  # 666666, 8888, 2333: a cheer, never a contact number
+    if _CHEER_DIGITS.fullmatch(body) or _GOODBYE.fullmatch(body):
+        return True  # 666666, 8888, 2333: a cheer, never a contact number; 撤了撤了88: a goodbye and nothing else
     return bool(body) and all(c in _EMOJI for c in body)
 
 
 _CHEER_DIGITS = re.compile(r"(?:6{3,}|8{3,}|9{3,}|23{3,}|1{4,})[!！~～。.]*")
+_GOODBYE = re.compile(r"(?:(?:撤了|先撤|溜了|先溜|拜拜|再见|晚安|下次见|明天见|回见|先走了|走了|88|886|bye)[!！~～。.,，]*)+", re.I)
 
 
 def problem(text: str, language: str = "zh") -> bool:

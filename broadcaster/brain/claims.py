@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from broadcaster.brain.caveats import Caveats
@@ -67,6 +67,8 @@ _NO_NEED = re.compile(r"(?:(?<!长时间)(?<!长期)(?<!暂时)(?<!平时)不用
 # A limit on buying the facts state (限购5支, 每人限…), said away ("不限购", "想拍多少拍多少").
 _BUY_LIMIT = re.compile(r"限购|每(?:人|个账号|个ID|单)限|仅限\d|最多(?:买|拍)")
 _NO_LIMIT = re.compile(r"不限购|无限购|没有限购|不限量|随便(?:拍|买)|想(?:拍|买|要)(?:多少|几)|(?:拍|买|下单)(?:多少|几)[\u4e00-\u9fff]?都")
+# A bare yes opening an answer (可以坐。 能的， 有的): the viewer's question is what it affirms.
+_YES = re.compile(r"^(?:当然|完全|绝对)?(?:可以|能|行|没问题|放心|是的|对的?|有的)(?:的|啊|哈|呀|哦|呢)?(?:[，,。！!~]|[\u4e00-\u9fff]{1,2}[。！!~]?$)")
 # A product line said to exist ("我们有迷你儿童款", "还出了加大版"): only one the facts name.
 _LINE = re.compile(r"(?:有|出了?|推出了?|新出了?)(?:一?[款个种套])?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:款|版)(?![式])")
 # A sentence saying something is absent or not included (没有任何涂层, 不含X, 不带X).
@@ -295,6 +297,12 @@ class FactClaims:
             said = [t for t in _segments(m.group(1)) if t in self._stated]
             if said:
                 return f"{said[0]} said absent where the facts state it"
+        # (a bare yes — "可以坐。", "有的" — says what the viewer asked: it goes against what the facts deny of that)
+        yes = bool(asked) and _YES.match(sentence) is not None and not any(_denial(c) for c in CLAUSE.findall(sentence))
+        return self._denied_in(sentence, said_regions) or (self._denied_in(asked, spoken_regions(asked)) if yes else "")
+
+    def _denied_in(self, sentence: str, said_regions: Sequence[str]) -> str:
+        """The denial a sentence asserts the opposite of ('' when none)."""
         for d in self.denials:
             if d.regions and not set(d.regions) & set(said_regions):
                 continue

@@ -189,12 +189,10 @@ def inside(figs: Sequence[tuple[float, str]], spans: Sequence[tuple[float, float
 _WHERE = re.compile(r"哪里|哪儿|哪个地方|什么地方|啥地方|从哪|哪个仓|哪个城市|哪个省|在哪|哪发|哪产|哪的")
 _PLACE = re.compile(r"[\u4e00-\u9fff](?:仓|省|市|县|(?<!地)区|镇|基地|工厂|厂)(?![\u4e00-\u9fff]{0,1}费)|产自|产地|来自|原产|发自|从[\u4e00-\u9fff]{2,6}发")
 
-
 # Characters that carry a question's form, not what it asks about.
 _FORM = frozenset("的了吗呢啊吧么是不有没能会要这那个一我你他她它们在和与也都就还可以什么多少怎么样咋啥嘛呀哦喔哈")
 _CLAUSES = re.compile(r"[\s，,。！!？?～~、；;]+")
 _CLAUSES_EN = re.compile(r"[,.!?;~]+\s*")
-
 
 _LATIN_WORD = re.compile(r"[a-z]{2,}")
 
@@ -349,20 +347,22 @@ class FactIndex:
         order = [int(i) for i in np.argsort(-combined)]
         # a question naming a slot, and a fact carrying most of what it asks close behind the best: that fact answers
         # ("下单后多久能发出" → the shipping fact, not the invoice fact sharing 下单); of those, one naming the viewer's
-        # region, further behind ("人在香港 能下单吗" → 港澳台暂不发货, not the shipping time)
+        # region, or one carrying all of several slots where the best carries some, further behind ("人在香港 能下单吗" →
+        # 港澳台暂不发货, not the shipping time; "不喜欢能退不" → the no-reason policy, not who pays a return's postage)
         carrier = next((i for i in order if slot[i] and slot[i] == slot.max() and place[i] >= place.max()), None) if wanted else None
-        by_place = carrier is not None and place[carrier] > place[order[0]]
-        by_place = by_place and combined[order[0]] - combined[carrier] <= 3 * SLOT_SWAP  # (the region's fact took the lead)
-        if carrier is not None and (by_place or (slot[order[0]] < slot[carrier] and combined[order[0]] - combined[carrier] <= SLOT_SWAP)):
+        behind = float(combined[order[0]] - combined[carrier]) if carrier is not None else 0.0
+        by_place = carrier is not None and place[carrier] > place[order[0]] and behind <= 3 * SLOT_SWAP
+        whole = len(wanted) > 1 and carrier is not None and slot[carrier] == 1 and slot[order[0]] < 1 and behind > SLOT_SWAP
+        if carrier is not None and (by_place or (slot[order[0]] < slot[carrier] and behind <= SLOT_SWAP * (3 if whole else 1))):
             order.remove(carrier)
             order.insert(0, carrier)
-        best = order[0]
+        best, whole = order[0], whole and order[0] == carrier  # (a whole carrier leads by its lead over the others that are)
         # the next fact that says something else: a fact and its near copy (an FAQ answer restating a sheet line) tie;
         # of the facts that can answer a slot question (those carrying it, naming the region when it won by that), the lead
         # over the next of them
         others = [i for i in order[1:] if not self._same(i, best)]
         if wanted and slot[best]:
-            others = [i for i in others if slot[i] and (place[i] >= place[best] or not by_place)]
+            others = [i for i in others if slot[i] >= (1 if whole else 1e-9) and (place[i] >= place[best] or not by_place)]
         second = others[0] if others else None
         margin = float(combined[best] - combined[second]) if second is not None else float(combined[best])
         top = float(combined[best])

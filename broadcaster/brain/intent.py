@@ -133,7 +133,7 @@ def states_unit(units: frozenset[str], sentence: str) -> bool:
 # it asks the shop something even when no slot names it, unlike a remark ("主播好美"). The director files a chat
 # line as a question or a comment by it; the brain sends a weakly matched question to the model by it.
 _QUESTION_FORM = re.compile(
-    r"[?？]|吗|呢|么|多少|几[个天号点时度克分次回遍岁斤两年月周罐杯盒件种款袋包瓶支条片粒颗只双套箱台张份代层档级期米寸码]|怎么|怎样|如何|什么|哪|为什么|为啥|谁|能不能|"
+    r"[?？]|吗|呢|么|多少|(?<![好茶十没这那前后近头过])几(?![乎何十百千万])[\u4e00-\u9fff]|怎么|怎样|如何|什么|哪|为什么|为啥|谁|能不能|"
     r"可不可以|可以吗|有没有|是不是|要不要|会不会|好不好|对不对|请问|咋|啥|多[大久重长高远宽厚]|([\u4e00-\u9fff])不\1|"
     r"还是|真的假的|几钿|好多钱|系咪|咩|"
     r"(?:嘛|不|没|没有|几|(?:对|是|好|行|可以)吧|(?:能|可以|会)[\u4e00-\u9fff]{1,3}吧)[啊呀哦呢]?[\s~～!！。.]*$|"

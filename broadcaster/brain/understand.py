@@ -25,6 +25,7 @@ from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.facts import Choice, FactIndex, reading_texts, split_rows
 from broadcaster.brain.intent import FaqMatch, is_question, slots
 from broadcaster.brain.risk import RiskProbe, RiskReading
+from broadcaster.brain.variants import sized
 
 # Words that put a question on the shop's ground whatever else it asks: the product, an order, the shop, the show.
 _SHOP_WORDS = re.compile(r"这款|这个|这件|这种|这家|产品|商品|宝贝|东西|链接|订单|下单|拍下|拍了|买了|付款|售后|客服|店铺|"
@@ -166,6 +167,7 @@ class Understanding:
     async def read(self, text: str, facts: FactIndex, faq: FaqMatch | None) -> Reading:
         """The reading of one comment: the embedding of its words (for the probe and the facts) and, when it names a
         slot, of its words with the slot's ("拍了多久能发出来" + 发货 快递) for the facts too."""
+        text = sized(text, facts)  # "小的多少钱" → "20寸多少钱" where the facts name their sizes so
         texts, whole = reading_texts(text)
         vecs = await self.embeddings.query(texts) if self.embeddings.available else None
         return self.read_sync(text, facts, faq, *split_rows(vecs, whole))

@@ -1,5 +1,6 @@
-"""Kinds of claim said only in the facts' own words: spec codes, modes, exact fits, being carried about, absolute promises, delivery days, benefits, effects,
-safety absences, endorsements and certifications, materials, places of making.
+"""Kinds of claim said only in the facts' own words: spec codes, modes, designs, exact fits, being carried about, absolute
+promises (limits waved off among them), delivery days, benefits, effects, safety absences, endorsements and
+certifications, materials, places of making.
 
 None of these is ever grounded by sharing a word with the facts: "通过了欧盟CE认证" where they name only 3C认证, "没有辐射"
 where they say nothing of radiation, "支架是碳纤维的" where the frame is steel. Each is said only as the facts say it.
@@ -23,7 +24,11 @@ _ABSOLUTE = re.compile(r"(?<![一二两三四五六七八九十百千万\d])零(
                        r"完全(?:不|没|无|防|杜绝)|一点(?:都|也)(?:不|没)|丝毫(?:不|没)|根本(?:不会|没有)|全(?:都)?是防|"
                        r"赔(?:双倍|三倍|十倍|偿双倍)|双倍赔|假一赔|包赔|"
                        # costing the buyer nothing at all (您一分钱不用出, 不花一分钱)
-                       r"一分钱?(?:都|也)?不(?:用|要|花|需要)|不(?:用|要)?花一分钱|零成本|零花费")
+                       r"一分钱?(?:都|也)?不(?:用|要|花|需要)|不(?:用|要)?花一分钱|零成本|零花费|"
+                       # a limit waved off, however far it is pushed (塞满也不怕, 装多少都行, 怎么摔都不坏, 再烫也不怕)
+                       r"(?:塞满|装满|塞爆|装爆|超重|满载|多[重沉]|怎么[摔压洗用踩]|随便[装塞摔压洗用踩]|[装塞放]多少)了?(?:也|都)"
+                       r"(?:不怕|没事|没问题|不会坏|不坏|坏不了|扛得住|行|可以|能装|装得下|不变形|不掉色)|"
+                       r"再[\u4e00-\u9fff]{1,2}(?:也|都)(?:不怕|不会坏|不坏|坏不了|扛得住|不变形|不掉色)")
 # A day it ships or arrives (明天一早就到, 当天发): only a day the facts name.
 _WHEN = re.compile(r"(今天|明天|后天|当天|当日|次日|隔天|第二天|马上|立刻|立马)[\u4e00-\u9fff]{0,4}?(?:到(?![手底])|送达|发(?!现)|寄出|收到)")
 # A benefit or a comparison of effect (效果更好, 延长保质期, 更耐用, 洗了都不会缩): said only in the facts' own words.
@@ -62,7 +67,9 @@ _CARRIED_FACTS = re.compile(r"便携|携带|出差|旅行|旅游|外出|随身|�
 # Any country's mains (全球电压通用, 出国也能用): only where the facts say so.
 _VOLTAGE = re.compile(r"全球(?:电压)?通用|宽电压|国际电压|(?:出国|国外)(?:也)?(?:能|可以)(?:用|插)|各国(?:都能用|通用)")
 _VOLTAGE_FACTS = re.compile(r"全球|宽电压|国际通用|100\s*[-～~到至]\s*240")
-_SAID_AS_FACTS = ((_FIT, "an exact fit"), (_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"), (_BENEFIT, "a benefit"), (_EFFECT, "an effect"),
+# A design or a licensed picture (小猪佩奇图案, 迪士尼联名): only one the facts name.
+_DESIGN = re.compile(r"([\u4e00-\u9fffa-z]{2,4}?)的?(?:图案|印花|联名)")
+_SAID_AS_FACTS = ((_DESIGN, "a design"), (_FIT, "an exact fit"), (_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"), (_BENEFIT, "a benefit"), (_EFFECT, "an effect"),
                   (_SAFE, "a safety claim"), (_CERT, "a certification"), (_ENDORSED, "an endorsement"), (_MATERIAL, "a material"))
 
 

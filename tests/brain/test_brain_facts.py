@@ -224,6 +224,7 @@ def test_cheers_and_arrivals_are_chit_chat() -> None:
     from broadcaster.brain.chitchat import Friendly, cheer
 
     assert cheer("666666") and cheer("8888！") and not cheer("加我666666")
+    assert cheer("撤了撤了 88") and cheer("拜拜～") and not cheer("88号技师来了") and not cheer("撤了吧你")
     assert Friendly()("刚进来 错过了啥") and Friendly()("每天都来蹲")
 
 
