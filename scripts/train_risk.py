@@ -30,6 +30,8 @@ from broadcaster.brain.risk import CLASSES, MODEL_PATH, RiskProbe  # noqa: E402
 from broadcaster.brain.understand import FRIENDLY  # noqa: E402
 
 RED = ROOT / "tests/brain/redteam"
+# The sets written for one product with its own facts (issue 22's protocol): heldout14 on, and the development products.
+PRODUCT_SETS = {p.stem for p in (RED / "products").glob("*.jsonl")} | {f"heldout{i}" for i in range(14, 100)}
 # Sets never trained on: set A and set B of issue 22 (held out for their first runs, and kept out after them so
 # their figures stay measurements of unseen text).
 NEVER = ("heldout14", "heldout15")
@@ -67,14 +69,22 @@ def friendly_examples(path: Path) -> list[tuple[str, bool]]:
     return out
 
 
+# A product set's questions about its goods (asked of the facts, or of a model's answer): on the shop's ground.
+_ASKED = ("question", "grounded", "invented", "absolute")
+
+
 def on_topic_examples(path: Path) -> list[tuple[str, bool]]:
-    """Clean comments labelled by what they are about (offtopic.jsonl): the goods, the order, the shop — or not."""
+    """Clean comments labelled by what they are about (offtopic.jsonl): the goods, the order, the shop — or not; and a
+    product set's questions about its goods, all on it."""
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             item = json.loads(line)
             if item.get("label") in ("ontopic", "offtopic") and item.get("text"):
                 out.append((item["text"], item["label"] == "ontopic"))
+            elif path.stem in PRODUCT_SETS and item.get("class") in _ASKED and item.get("kind", "comment") == "comment" \
+                    and item.get("text"):
+                out.append((item["text"], True))
     return out
 
 

@@ -66,7 +66,7 @@ _UNITS: list[tuple[str, str, float]] = [
 _UNIT_RE = re.compile(r"\s*(" + "|".join(re.escape(u) for u, _, _ in sorted(_UNITS, key=lambda x: -len(x[0]))) + r")(?![a-z])")
 _UNIT_OF = {u: (c, f) for u, c, f in _UNITS}
 # Classifiers: a number before one is a count ("5种颜色"); 个 matches any of them.
-CLASSIFIERS = "个种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色口泡道期批单样类次遍回号档"
+CLASSIFIERS = "个种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色口泡道期批单样类次遍回号档层格腔段节根"
 _CLASSIFIER_RE = re.compile(rf"\s*([{CLASSIFIERS}])")
 _MEASURES = {"元", "折", "%", "分钟", "秒", "天", "月", "岁", "克", "毫升", "毫米", "寸", "瓦", "度", "千瓦时",
              "倍", "点钟", "人", "美元", "分贝", "毫安时", "赫兹"}

@@ -115,10 +115,15 @@ def evidence(slot: str, sentence: str) -> bool:
     return bool(rx is not None and rx.search(sentence)) or (english(sentence) and evidence_en(slot, sentence))
 
 
+_COUNT_ASKED = re.compile(r"(?:几|多少)个?([层格腔段节根种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色样类档期])(?!月|小时|钟头|人|星期)")
+
+
 def asked_units(text: str) -> frozenset[str]:
     """The units a quantity question asks in (empty when it asks none)."""
     key = question_key(text)
     found = [u for rx, u in ASKED_UNITS if rx.search(key)]
+    # (a count asked by its classifier, 涂层有几层 or 一盒几颗: the fact stating a count of it, 三层, 52颗)
+    found += [frozenset({f"count:{m.group(1)}"}) for m in _COUNT_ASKED.finditer(key)]
     if {"毫米"} in found and "多长" in key and not re.search(r"多久|多长时间", key):
         return frozenset({"毫米"})  # 多长 with a fit or a dimension is a length
     return frozenset().union(*found)

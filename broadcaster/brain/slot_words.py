@@ -125,7 +125,7 @@ SLOTS: dict[str, tuple[str, str]] = {
             r"货到付款|到付|先用后付"),
     "invoice": (r"发票|开票|专票|普票|报销|有票|票能开|电子票|invoice|receipt", r"发票"),
     # a buy-X-get-Y deal named (买一送一吗, 宣布买一罐送十罐) asks what comes with it: the KB's gift answers
-    "gift": (r"赠品|人人都有|每个人都有|人人有份|都有吗|送什么|送东西|送啥|送(?:的|了)(?:啥|什么)|gift|有送|附赠|赠送|送不送|礼品|小礼物|福利送|额外送|"
+    "gift": (r"赠品|人人都有|每个人都有|人人有份|都有吗|送什么|送东西|送啥|送(?:的|了)(?:啥|什么)|送的(?:那个|东西|那玩意|是)|gift|有送|附赠|赠送|送不送|礼品|小礼物|福利送|额外送|"
              r"买[一两二三四五六七八九十\d]+[罐瓶个盒件只套袋包份箱]?送[一两二三四五六七八九十\d]+",
              # (what comes in the box answers "送不送手套" too: 送 is also "comes with")
              r"赠|送|包装内含|内含|标配|附带|随机附"),

@@ -8,10 +8,11 @@ import pytest
 
 from broadcaster.brain import hubs
 from broadcaster.brain.claims import FactClaims
-from broadcaster.brain.facts import Fact, FactIndex, asking_clauses, given, reading_texts
+from broadcaster.brain.facts import Fact, FactIndex, asking_clauses, reading_texts
 from broadcaster.brain.figures import figures, same_unit
 from broadcaster.brain.guard import GroundingGuard
 from broadcaster.brain.guard_rules import absolute_claim
+from broadcaster.brain.spans import given
 
 FRYER = [
     "焙趣空气炸锅日常价399元，直播间到手价269元。",
@@ -537,6 +538,11 @@ _PODS = ["真丝、羊毛等蛋白质纤维衣物不适用。", "凝珠外膜遇
 _GUN_TIMES = ["充满电约需2.5小时，满电后用1档可连续使用约6小时。", "机身不防水，不能在浴室边洗澡边用。",
               "整机保修1年，电池保修6个月，摔坏、进水等人为损坏不在保修范围内。", "下单后48小时内发货。"]
 _PAN_CARE = ["建议手洗，不建议放入洗碗机。", "锅柄为胶木材质，长18厘米。", "本款只有32厘米一个尺寸，暂无28厘米款和平底煎锅。"]
+# (after heldout27, a suitcase: instalments in months, a breakage by one's own hand, a fabric, a return for no reason
+# rather than its postage, a count of sizes and of layers, what it holds)
+_CASE = ["20寸日常价399元，直播间到手价269元。", "24寸容量约62升，20寸容量约35升。", "箱体为PC材质，内衬为涤纶面料。",
+         "不支持货到付款，支持花呗分3期免息。", "签收后七天无理由退换，要求未使用、吊牌齐全。", "非质量问题退换的来回运费由买家承担。",
+         "箱体保修3年，人为损坏不在保修范围内。", "品牌为途岸，有20寸和24寸两个尺寸。", "内壁是三层不粘涂层。", "前200单赠送行李牌1个。"]
 
 
 @pytest.mark.parametrize(("facts", "question", "fact"), [
@@ -547,6 +553,8 @@ _PAN_CARE = ["建议手洗，不建议放入洗碗机。", "锅柄为胶木材�
                                 ("不用的时候咋放 怕划花", 8), ("有使用说明吗 我不会", 9))),
     *((_DRYER, q, i) for q, i in (("带去美国能直接插吗", 0), ("一直吹会不会烧坏", 1), ("温度太高了会咋样", 1), ("在浴室边洗边吹行不行", 2),
                                   ("梳子是不是人人都有", 3), ("风嘴边上是软的吗 会不会烫手", 4))),
+    *((_CASE, q, i) for q, i in (("钱不够 能分几个月还吗", 3), ("不小心自己磕坏的管吗", 6), ("衬里是什么布", 2), ("拿到不喜欢可以退吗", 4),
+                                 ("有几个尺寸可以挑", 7), ("涂层做了几层", 8), ("装得下多少东西", 1))),
 ])
 def test_a_question_finds_its_fact_by_slot(facts: list[str], question: str, fact: int) -> None:
     choice = _index(facts).choose(question, None)
@@ -564,9 +572,30 @@ def test_a_question_finds_its_fact_by_slot(facts: list[str], question: str, fact
     # (laundry pods: things named unsuited before 不适用, the floor in cleaning words, a toughness claim)
     *((_PODS, t, ok) for t, ok in (("羊毛衫真丝都可以洗，很温和的。", False), ("化纤衣物都可以洗。", True), ("可以，拖地擦桌子都行。", False),
                                    ("这个膜很结实不会破。", False), ("包装很结实。", True), ("真丝的不能洗哦。", True))),
+    # (a suitcase: a limit waved off, a design the facts do not name)
+    *((_CASE, t, ok) for t, ok in (("塞满也不怕。", False), ("随便摔都不坏。", False), ("装多少都行。", False), ("小猪佩奇图案，孩子喜欢。", False),
+                                   ("20寸容量约35升。", True), ("内衬是涤纶面料。", True))),
 ])
 def test_claims_of_the_sets_only_in_the_facts_words(facts: list[str], sentence: str, ok: bool) -> None:
     assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
+
+
+def test_a_bare_yes_goes_against_what_the_facts_deny_of_the_question() -> None:
+    facts = ["不适合儿童坐在箱子上玩耍或当凳子使用。", "20寸符合多数航空公司登机要求。"]
+    assert not GroundingGuard(facts, facts=facts, question="小孩能坐上面吗").check("可以坐。").ok
+    assert GroundingGuard(facts, facts=facts, question="小孩能坐上面吗").check("不行哦，不适合儿童坐。").ok
+    assert GroundingGuard(facts, facts=facts, question="20寸能登机吗").check("可以的。").ok
+
+
+def test_a_relative_size_reads_as_the_facts_label() -> None:
+    from broadcaster.brain.variants import sized
+
+    two = _index(["20寸日常价399元。", "24寸日常价459元。", "20寸空箱重3.1千克，24寸空箱重3.9千克。"])
+    letters = _index(["S码适合身高155到160厘米。", "M码适合身高160到165厘米。", "XL码适合身高170到175厘米。"])
+    assert sized("小的平时卖多少", two) == "20寸平时卖多少" and sized("最大的那个多重", two) == "24寸那个多重"
+    assert sized("大号有吗", letters) == "XL码有吗" and sized("小号穿着紧吗", letters) == "S码穿着紧吗"
+    one = _index(["本款只有32厘米一个尺寸。", "锅深9.5厘米。"])
+    assert sized("小的有吗", one) == "小的有吗" and sized("多大的锅", two) == "多大的锅" and sized("更大的有吗", two) == "更大的有吗"
 
 
 def test_a_sentence_naming_no_region_is_said_of_the_region_asked() -> None:

@@ -972,7 +972,7 @@ def test_heldout26_classes(room, text: str, ok: bool) -> None:
 # After heldout27: viewers sent to another seller's room by a pronoun, contraband past security, forged papers,
 # 🍃 with the trade's hush; a visit reported, what may be carried, a doubt about an invoice, tea leaves pass.
 @pytest.mark.parametrize(("text", "ok"), [
-    ("那家更便宜 都去他们直播间看看", False), ("能不能夹带点东西过安检？", False), ("白色粉末能带上飞机吗", False),
+    ("那家更便宜 都去他们直播间看看", False), ("大家都去某某直播间吧", False), ("大家快去直播间下单", True), ("能不能夹带点东西过安检？", False), ("白色粉末能带上飞机吗", False),
     ("假的机票行程单能开吗？报销用的", False), ("能开张假的病历吗", False), ("🍃子有需要的吗 同城直发", False),
     ("我去他们直播间看过 没你们便宜", True), ("充电宝能带上飞机过安检吗", True), ("你们开的发票不会是假的吧", True),
     ("这片叶子需要的话怎么泡", True), ("行李箱能藏东西吗 有暗格吗", True),
