@@ -1,5 +1,5 @@
 """What the facts attach to a promise, an action or a state, and a sentence that says it away: the condition a return
-needs, the wait after an action, the state they call normal.
+needs, the wait after an action, the state they call normal, the manner they set (干手, 中小火).
 
 "支持七天无理由退货，需…枕套吊牌未剪" makes an uncut tag the condition, so "剪了吊牌也能退" goes against it; "拆袋后平放通风
 24小时即可回弹" sets a wait after unpacking, so "拆开就能直接睡" goes against it; "发黄属于乳胶自然氧化，不影响使用" calls
@@ -27,6 +27,13 @@ _DURATION = re.compile(r"\d|[一二两三四五六七八九十半几]\s*(?:个)?
 # A state the facts call normal (发黄属于乳胶自然氧化，不影响使用; 有轻微气味是正常现象), and a sentence calling it a defect.
 _NORMAL = re.compile(r"^([\u4e00-\u9fff]{2,10}?)(?:属于|是|为|系)[\u4e00-\u9fff]{0,8}?(?:正常|自然)|^([\u4e00-\u9fff]{2,6}?)(?:不影响使用|属正常)")
 _DEFECT = re.compile(r"质量问题|有问题|不正常|坏了|次品|残次|瑕疵|毛病|劣质|假货")
+# A manner the facts set (请用干手取用, 建议中小火烹饪, 需用冷水手洗), and its opposite said to be fine (湿手拿也没问题,
+# 开大火也没事): the opposite of the manner's quality with the same thing.
+_MANNER = re.compile(r"(?:请|要|需要?|建议|务必|必须|只能|应|最好)(?:用|在|以|使用)?(中小|干|冷|凉|低|小|轻|慢|温)([\u4e00-\u9fff])")
+_OPPOSITE = {"干": "湿", "冷": "热|烫|开", "凉": "热|烫|开", "低": "高", "小": "大|猛", "中小": "大|猛", "轻": "重|用力",
+             "慢": "快", "温": "热|烫|开"}
+_FINE = re.compile(r"没问题|放心|随便|可以|能|行|没事|没关系|照样|一样")
+_NOT_FINE = re.compile(r"不|别|勿|禁止|避免")
 
 
 class Caveats:
@@ -36,6 +43,7 @@ class Caveats:
         self.conditions: list[tuple[str, str, str]] = []  # (the thing, the act that must not have happened, the fact)
         self.waits: list[tuple[str, str]] = []  # (the action a wait follows, the fact)
         self.normal: list[tuple[str, str]] = []  # (the state called normal, the fact)
+        self.manners: list[tuple[re.Pattern[str], str]] = []  # (the manner's opposite, the fact)
 
     def read(self, sentence: str) -> None:
         for m in _NEEDS.finditer(sentence):
@@ -44,6 +52,7 @@ class Caveats:
                     if n.group(1):
                         self.conditions.append((n.group(1)[-2:], n.group(2), sentence))
         self.waits.extend((m.group(1), sentence) for m in _WAIT.finditer(sentence))
+        self.manners.extend((re.compile(f"(?:{_OPPOSITE[m.group(1)]}){m.group(2)}"), sentence) for m in _MANNER.finditer(sentence))
         for clause in CLAUSE.findall(sentence):
             m = _NORMAL.search(clause.strip())
             if m is not None:
@@ -62,6 +71,10 @@ class Caveats:
                 m = _AT_ONCE.search(clause, max(at, 0))
                 if at >= 0 and m is not None and not _DURATION.search(clause) and not negated_at(clause, m.start()):
                     return f"at once after {action} where the facts set a wait: {fact}"
+            for opposite, fact in self.manners:
+                m = opposite.search(clause)
+                if m is not None and _FINE.search(clause) and not _NOT_FINE.search(clause):
+                    return f"{m.group(0)} said fine where the facts set the opposite: {fact}"
             for state, fact in self.normal:
                 m = _DEFECT.search(clause)
                 if state in clause and m is not None and not negated_at(clause, m.start()):

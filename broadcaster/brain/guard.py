@@ -61,6 +61,7 @@ from broadcaster.brain.guard_rules import (
     return_units,
 )
 from broadcaster.brain.textnorm import dense, is_cjk_char, normalize
+from broadcaster.brain.variants import size_labels
 from broadcaster.brain.wordlists import (
     EXACT_PROMISES,
     PROMISES,
@@ -168,6 +169,7 @@ class GroundingGuard:
         # differently labelled figures still need the retrieved passages (a 3 from "续水3次" is no 仨罐).
         facts = tuple(facts)
         self._labelled = labelled_figures(facts) if facts else frozenset()
+        self._sizes = size_labels(facts)  # (a size's name, 24寸 of "24寸日常价459元", is said of it anywhere)
         self._stated, self._lists = (stated_figures(facts), stated_lists(facts)) if facts else ({}, frozenset())
         # (price, count) said together in one clause of the passages or facts ("两罐装188元"): a price said with a count
         # of the goods is grounded only as such a pair (99元 is one can's price, never two cans')
@@ -322,12 +324,8 @@ class GroundingGuard:
             return True  # a count inside a name the knowledge base uses ("两罐装"), not a count of its own
         if not f.unit and v in self._written:
             return True
-        for value, unit in self.allowed:
-            if value != v:
-                continue
-            if not f.unit or same_unit(f.unit, unit) or (f.unit.startswith("count:") and not unit):
-                return True
-        return False
+        return any(value == v and (not f.unit or same_unit(f.unit, unit) or (f.unit.startswith("count:") and not unit))
+                   for value, unit in (*self.allowed, *self._sizes))
 
     def _said_otherwise(self, f: Figure, grams: frozenset[str]) -> float | None:
         """A value the facts give, in the same unit, in a clause about the same thing as this figure's clause, when

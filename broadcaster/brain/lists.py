@@ -40,8 +40,9 @@ def items(clause: str) -> list[str]:
 
 
 def _same(a: str, b: str) -> bool:
-    """One item in two wordings: one inside the other, or the same last two characters."""
-    return a in b or b in a or (len(a) >= 2 and len(b) >= 2 and a[-2:] == b[-2:])
+    """One item in two wordings: one ending the other (a noun phrase's head is its end: 奶白 / 奶油白 are not, 雾霾蓝 /
+    蓝 are), or the same last two characters; never one inside the other's start (箱体 is no 箱体无划痕)."""
+    return a.endswith(b) or b.endswith(a) or (len(a) >= 2 and len(b) >= 2 and a[-2:] == b[-2:])
 
 
 class Lists:

@@ -40,6 +40,7 @@ UNSAFE_EN = 0.95
 ON_TOPIC = 0.5  # P(about the goods, the order, the shop) under which a slotless comment is about something else…
 ON_TOPIC_SURE = 0.15  # …whatever a fact scores, under this
 ON_TOPIC_ASKED = 0.8  # …over which a friendly question is about the goods
+ON_TOPIC_PLAIN = 0.9  # …and any question that reads safe
 STANDS_OUT = 1.0  # a fact's margin that outweighs a middling on-topic reading
 FRIENDLY = 0.8  # P(friendly chit-chat) from the probe's friendly head
 FRIENDLY_UNSAFE = 0.5  # …and only when it reads safe by a wide margin (an insult may read as warm to the friendly head)
@@ -221,7 +222,9 @@ class Understanding:
                                            and not self.friendly.vetoed(text))
         # a question in a buyer's warm words ("我想买十箱囤着 可以不") asks the shop something: when the probe reads it as
         # about the goods, it is on the shop's ground (the "I'll check" line, not a thank-you for a purchase)
-        on_topic = on_topic or (friendly and question and risk is not None and risk.on_topic >= ON_TOPIC_ASKED)
+        # (…and any question it reads as plainly about the goods, naming no word the shop or the facts use: 壳子结实吗)
+        on_topic = on_topic or (question and risk is not None and risk.on_topic >= (ON_TOPIC_ASKED if friendly else ON_TOPIC_PLAIN)
+                                and risk.unsafe < FRIENDLY_UNSAFE)
         return Reading(question, wanted, friendly, problem(text, self.language), risk, choice, faq, on_topic,
                        question and self._asks.search(text) is not None, self._say.search(text) is not None,
                        question and self.language != "en" and _HOST_PERSON.search(text) is not None,

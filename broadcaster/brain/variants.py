@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 
 from broadcaster.brain.facts import FactIndex
+from broadcaster.brain.figures import figures
 
 _LABEL = re.compile(r"^(?:本款|本品|其中)?(\d+(?:\.\d+)?|xxxl|xxl|xl|xs|s|m|l)\s*(英寸|寸|毫升|ml|升|码|厘米|cm|人份|件套)", re.I)
 _LETTERS = ("xs", "s", "m", "l", "xl", "xxl", "xxxl")
@@ -40,6 +41,20 @@ def labels(texts: tuple[str, ...]) -> tuple[str, str] | None:
         return None
     ordered = sorted(values, key=_rank)
     return ordered[0] + unit, ordered[-1] + unit
+
+
+@lru_cache(maxsize=64)
+def size_labels(texts: tuple[str, ...]) -> frozenset[tuple[float, str]]:
+    """The figures that name a size (value, canonical unit): each opens a clause of the facts, beside another in the
+    same unit (24寸 in "24寸日常价459元" and "20寸…"); a name, said of that size wherever it is said."""
+    by_unit: dict[str, set[float]] = {}
+    for text in texts:
+        for clause in _CLAUSE.split(text):
+            m = _LABEL.match(clause)
+            found = figures(m.group(0)) if m is not None and m.group(1)[0].isdigit() else []
+            if found and found[0].unit:
+                by_unit.setdefault(found[0].unit, set()).add(round(found[0].value, 4))
+    return frozenset((v, unit) for unit, values in by_unit.items() if len(values) >= 2 for v in values)
 
 
 def sized(question: str, facts: FactIndex) -> str:

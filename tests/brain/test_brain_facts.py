@@ -541,8 +541,9 @@ _PAN_CARE = ["建议手洗，不建议放入洗碗机。", "锅柄为胶木材�
 # (after heldout27, a suitcase: instalments in months, a breakage by one's own hand, a fabric, a return for no reason
 # rather than its postage, a count of sizes and of layers, what it holds)
 _CASE = ["20寸日常价399元，直播间到手价269元。", "24寸容量约62升，20寸容量约35升。", "箱体为PC材质，内衬为涤纶面料。",
-         "不支持货到付款，支持花呗分3期免息。", "签收后七天无理由退换，要求未使用、吊牌齐全。", "非质量问题退换的来回运费由买家承担。",
-         "箱体保修3年，人为损坏不在保修范围内。", "品牌为途岸，有20寸和24寸两个尺寸。", "内壁是三层不粘涂层。", "前200单赠送行李牌1个。"]
+         "不支持货到付款，支持花呗分3期免息。", "签收后七天无理由退换，要求未使用、防尘袋和吊牌齐全、箱体无划痕。", "非质量问题退换的来回运费由买家承担。",
+         "箱体保修3年，人为损坏不在保修范围内。", "品牌为途岸，有20寸和24寸两个尺寸。", "内壁是三层不粘涂层。", "前200单赠送行李牌1个。",
+         "箱体和拉杆保修3年，万向轮保修1年。"]
 
 
 @pytest.mark.parametrize(("facts", "question", "fact"), [
@@ -572,9 +573,14 @@ def test_a_question_finds_its_fact_by_slot(facts: list[str], question: str, fact
     # (laundry pods: things named unsuited before 不适用, the floor in cleaning words, a toughness claim)
     *((_PODS, t, ok) for t, ok in (("羊毛衫真丝都可以洗，很温和的。", False), ("化纤衣物都可以洗。", True), ("可以，拖地擦桌子都行。", False),
                                    ("这个膜很结实不会破。", False), ("包装很结实。", True), ("真丝的不能洗哦。", True))),
+    # (a manner's opposite said fine: 湿手 where 请用干手, 大火 where 建议中小火)
+    *((["凝珠外膜遇水即溶，请用干手取用。", "建议中小火烹饪。"], t, ok) for t, ok in (
+        ("湿手拿也没问题。", False), ("开大火也可以。", False), ("干手拿就行。", True), ("湿手别拿哦。", True), ("大火会伤涂层，别开。", True))),
     # (a suitcase: a limit waved off, a design the facts do not name)
     *((_CASE, t, ok) for t, ok in (("塞满也不怕。", False), ("随便摔都不坏。", False), ("装多少都行。", False), ("小猪佩奇图案，孩子喜欢。", False),
-                                   ("20寸容量约35升。", True), ("内衬是涤纶面料。", True))),
+                                   ("20寸容量约35升。", True), ("内衬是涤纶面料。", True),
+                                   # (a list's item is matched by its head: 箱体 is no 箱体无划痕)
+                                   ("箱体和拉杆保3年，轮子保1年。", True), ("箱体和拉杆保3年，箱盖保5年。", False))),
 ])
 def test_claims_of_the_sets_only_in_the_facts_words(facts: list[str], sentence: str, ok: bool) -> None:
     assert _guard(facts).check(sentence).ok is ok, (sentence, _guard(facts).check(sentence))
@@ -585,6 +591,13 @@ def test_a_bare_yes_goes_against_what_the_facts_deny_of_the_question() -> None:
     assert not GroundingGuard(facts, facts=facts, question="小孩能坐上面吗").check("可以坐。").ok
     assert GroundingGuard(facts, facts=facts, question="小孩能坐上面吗").check("不行哦，不适合儿童坐。").ok
     assert GroundingGuard(facts, facts=facts, question="20寸能登机吗").check("可以的。").ok
+
+
+def test_a_size_named_by_its_label_is_grounded_wherever_said() -> None:
+    facts = ["20寸日常价399元。", "24寸日常价459元。", "20寸符合登机要求。", "暂无28寸及以上的尺寸。"]
+    guard = GroundingGuard([facts[2]], facts=facts, question="能上飞机吗")
+    assert guard.check("24寸的要托运哈。").ok and not guard.check("28寸的要托运。").ok
+    assert not guard.check("24寸的加30元。").ok
 
 
 def test_a_relative_size_reads_as_the_facts_label() -> None:
