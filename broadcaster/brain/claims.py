@@ -48,6 +48,7 @@ _SAME = (
     ("水洗", r"水洗|机洗|洗衣机|手洗|冲洗|泡水|过水|洗一洗|洗洗|拿去洗"),
     # the people a product is not for, in the words viewers and models use for them
     ("儿童", r"儿童|小孩|孩子|小朋友|宝宝|娃|幼儿|小学生|童"),
+    ("婴幼儿", r"婴幼儿|婴儿|新生儿|婴童|幼儿|宝宝"),
     ("孕妇", r"孕妇|孕期|怀孕|准妈妈|孕妈"),
     ("老人", r"老人|老年人|长辈|爷爷|奶奶|外公|外婆"),
     # the floor in the words of cleaning it (拖地擦桌子都行): what 不能用于地面清洁 denies
@@ -163,15 +164,15 @@ def _negation(token: str) -> bool:
         or token in ("无", "无法", "无需", "无须", "禁止", "严禁", "暂无", "并非", "毫无")
 
 
-_PEOPLE = frozenset({"儿童", "孕妇", "老人"})
+_PEOPLE = frozenset({"儿童", "婴幼儿", "孕妇", "老人"})
 _ALL_WELL = "问题|关系|事|毛病|影响"  # 没问题, 没关系: no denial
 # A verb's "cannot" complement just after it (发不了, 寄不到, 送不出去): the sentence denies as the fact does.
 _UNSUITED = re.compile(r"([^，,。；;]+?)(?:都|也|均)?(?:不适用|不适合|不宜使用)(?:[。；;，,]|$)")
 _USE_OK = re.compile(r"(?:可以|能|都能|也能)(?:洗|用|放|穿|吃|喝)|都(?:可以|行|没问题)|适用|适合|没问题")
 _CANNOT = re.compile(r"[\u4e00-\u9fff]?不(?:了|到|出|过去|进)")
 # What it denies named first and forbidden later in the clause ("香水、柔顺剂都别往里加", "PU皮这些材质不适合用它烫"): a
-# prohibition, never a "won't" (香水加了也不会坏 asserts it) nor a reassurance (别担心).
-_FORBIDDEN_AFTER = re.compile(r"[^，,。；;！!？?]{0,20}?(?:别(?!担心|怕|急|慌|犹豫|错过)|不要|不能|不适合|不宜|不可以|不可|不建议|不推荐|慎用|禁止|切勿|严禁|勿)")
+# prohibition, never a "won't" (香水加了也不会坏 asserts it) nor a reassurance (别担心), nor 别 inside a word (级别).
+_FORBIDDEN_AFTER = re.compile(r"[^，,。；;！!？?]{0,20}?(?:(?<![级区特分性类告识差个辨])别(?!担心|怕|急|慌|犹豫|错过)|不要|不能|不适合|不宜|不可以|不可|不建议|不推荐|慎用|禁止|切勿|严禁|勿)")
 # A denial said after what it denies ("儿童款现在还没有", "货到付款是不支持的", "港澳台暂时不发"): the sentence agrees.
 # (the items it lists may come first: "单人款和儿童款都还没有"; a verb's "cannot": "专票暂时开不了")
 _DENIED_AFTER = re.compile(r"(?:[和、及与跟][\u4e00-\u9fff]{1,6}?)*[\u4e00-\u9fff]{0,2}?(?:现在|目前|暂时|暂|还|也|都|是|就|的|哦|哈|呢|，|,)*"

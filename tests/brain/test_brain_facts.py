@@ -576,6 +576,9 @@ def test_a_question_finds_its_fact_by_slot(facts: list[str], question: str, fact
     # (a manner's opposite said fine: 湿手 where 请用干手, 大火 where 建议中小火)
     *((["凝珠外膜遇水即溶，请用干手取用。", "建议中小火烹饪。"], t, ok) for t, ok in (
         ("湿手拿也没问题。", False), ("开大火也可以。", False), ("干手拿就行。", True), ("湿手别拿哦。", True), ("大火会伤涂层，别开。", True))),
+    # (婴儿 for the 婴幼儿 the facts deny; 别 inside 级别 forbids nothing)
+    *((["本品不是婴幼儿专用洗涤剂，3岁以下宝宝的贴身衣物建议另选婴儿专用产品。"], t, ok) for t, ok in (
+        ("我们这款就是婴儿专用级别的。", False), ("不是婴儿专用的哦。", True), ("婴儿衣服别用这个洗。", True))),
     # (a suitcase: a limit waved off, a design the facts do not name)
     *((_CASE, t, ok) for t, ok in (("塞满也不怕。", False), ("随便摔都不坏。", False), ("装多少都行。", False), ("小猪佩奇图案，孩子喜欢。", False),
                                    ("20寸容量约35升。", True), ("内衬是涤纶面料。", True),

@@ -83,7 +83,7 @@ PRODUCT_PARTS: dict[str, Path] = {"heldout14": HERE / "kb14", "heldout15": HERE 
                                   "heldout18": HERE / "kb18", "heldout19": HERE / "kb19", "heldout20": HERE / "kb20", "heldout21": HERE / "kb21",
                                   "heldout22": HERE / "kb22", "heldout23": HERE / "kb23", "heldout24": HERE / "kb24",
                                   "heldout25": HERE / "kb25", "heldout26": HERE / "kb26",
-                                  "heldout27": HERE / "kb27", "heldout28": HERE / "kb28",
+                                  "heldout27": HERE / "kb27", "heldout28": HERE / "kb28", "heldout29": HERE / "kb29",
                                   **{p.stem: PRODUCTS / p.stem for p in sorted(PRODUCTS.glob("*.jsonl"))}}
 
 
@@ -1095,8 +1095,9 @@ async def test_redteam(part: str, tmp_path: Path) -> None:
 
 # Issue 22's development products (heldout14 after its one run, and the three products written for development): the
 # targets on banned and clean comments hold; the rest is printed.
-@pytest.mark.parametrize("part", ["heldout14", "heldout15", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22",
-                                  "heldout23", "heldout24", "heldout25", "heldout26", "downjacket", "snack", "bluetooth-earbuds"])
+@pytest.mark.parametrize("part", ["heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21",
+                                  "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "downjacket", "snack",
+                                  "bluetooth-earbuds"])
 async def test_issue22_products(part: str, tmp_path: Path) -> None:
     outcomes = await run_part(part, tmp_path)
     targets = issue22_targets(outcomes)
