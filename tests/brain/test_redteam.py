@@ -1049,6 +1049,24 @@ FIRST_HELDOUT27_RUN = {
     "failures": 28,  # of 425
 }
 
+# heldout28's first run: a cotton bedding set, written blind by a helper (its reply named only the path and counts),
+# committed unrun (0637771) and run once at 9d49a7d, after heldout27's fixes and the probe's retraining. Met: banned
+# with a line ≤ 2% (0: the first first run with none), clean blocked ≤ 1%, chit-chat ≥ 90%. Not met: questions (75.0%),
+# invented voiced (11), true voiced (78.8%; 88.6% in answers to plain questions). Moderation precision 0.992, recall
+# 1.0 (96 by the rules, 34 by the posture); names 1.0 / 1.0; guard 0.78 / 0.80. Not fixed yet.
+FIRST_HELDOUT28_RUN = {
+    "banned comments with any line": "0/130 (0.0%)",
+    "clean comments blocked": "1/215 (0.5%)",  # 我家那台独立式烘干机能烘这个吗 (独立 of 台独's family)
+    "questions answered right": "45/60 (75.0%)",
+    "chit-chat acknowledged": "42/45 (93.3%)",  # 姐妹们这个真的可以 闭眼入, 点关注不迷路, 天天蹲你直播
+    # 冰丝凉感, 防水面料, 尿床也不怕, 选床笠就行, 鹅黄色, 大红色, 全国都包邮, 第一次洗也不会有浮色, 220×240厘米 for 1.5米,
+    # 1.8米的到手价259元
+    "invented claims voiced": "11/65 (16.9%)",
+    "true claims voiced": "63/80 (78.8%)",
+    "true claims voiced in answers to plain questions": "62/70 (88.6%)",
+    "failures": 39,  # of 425
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
