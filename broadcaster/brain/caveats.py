@@ -25,7 +25,9 @@ _WAIT = re.compile(r"([\u4e00-\u9fff]{2})后[^，,。；;]{0,12}?(?:\d+(?:\.\d+)
 _AT_ONCE = re.compile(r"就能|就可以|就行|直接|马上|立刻|立马|即刻|当晚|当天|随时")
 _DURATION = re.compile(r"\d|[一二两三四五六七八九十半几]\s*(?:个)?(?:分钟|小时|天|周)")
 # A state the facts call normal (发黄属于乳胶自然氧化，不影响使用; 有轻微气味是正常现象), and a sentence calling it a defect.
-_NORMAL = re.compile(r"^([\u4e00-\u9fff]{2,10}?)(?:属于|是|为|系)[\u4e00-\u9fff]{0,8}?(?:正常|自然)|^([\u4e00-\u9fff]{2,6}?)(?:不影响使用|属正常)")
+_NORMAL = re.compile(r"^([\u4e00-\u9fff]{2,10}?)(?:属于|是|为|系)[\u4e00-\u9fff]{0,8}?(?:正常|自然)|^([\u4e00-\u9fff]{2,12}?)(?:不影响使用|属正常|属于正常)")
+# …and a sentence saying it will not happen at all (第一次洗也不会有浮色 where 首次洗涤有轻微浮色属正常现象).
+_NEVER = r"(?:不会有?|没有|不会出现|不存在|绝不会|一点都?不)(?:任何|一点)?"
 _DEFECT = re.compile(r"质量问题|有问题|不正常|坏了|次品|残次|瑕疵|毛病|劣质|假货")
 # A manner the facts set (请用干手取用, 建议中小火烹饪, 需用冷水手洗), and its opposite said to be fine (湿手拿也没问题,
 # 开大火也没事): the opposite of the manner's quality with the same thing.
@@ -79,4 +81,6 @@ class Caveats:
                 m = _DEFECT.search(clause)
                 if state in clause and m is not None and not negated_at(clause, m.start()):
                     return f"{state} called a defect where the facts call it normal: {fact}"
+                if re.search(_NEVER + state, clause):
+                    return f"{state} said never to happen where the facts call it normal: {fact}"
         return ""

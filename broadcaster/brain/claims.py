@@ -23,7 +23,9 @@ from broadcaster.brain.regions import Regions
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.terms import Terms
 from broadcaster.brain.textnorm import dense
+from broadcaster.brain.thesaurus import PEOPLE, find, find_action
 from broadcaster.brain.unstated import spec_codes, unstated
+from broadcaster.brain.variants import SizeFigures
 
 _NEG = r"严禁|切勿|避免|远离|不要|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
 _NEG_RE = re.compile(_NEG)
@@ -33,27 +35,6 @@ _FILLER = re.compile(r"^(?:的|了|用于|用来|进行|提供|支持|可以|能
                      r"(?:的|了|哦|呢|啊|吗|等|之类)+$")
 # A negation in the sentence just before a predicate: it agrees with the fact.
 _NEGATED_BEFORE = re.compile(r"(?:不|没|无|非|别|勿|未|禁止|不能|不可|不会|不是|不要|暂不|暂无)[\u4e00-\u9fff]{0,3}$")
-
-# Predicates that are said in many words: shipping and paying on delivery (a small commerce thesaurus).
-_SAME = (
-    ("发货", r"发货|发|寄|邮寄|配送|送到|送达|到货|能到|可以到|运到"),
-    ("货到付款", r"货到付款|到付|货到再付|收(?:到)?货(?:后|再)?(?:付|给钱)|收到货?[\u4e00-\u9fff]{0,5}?再(?:付|给钱|掏钱|买单)|收到(?:再|后)?(?:付|给钱)|送到(?:再)?付|先(?:收|用)后付|先收货"),
-    ("机洗", r"机洗|洗衣机"),
-    # water on it in the words of weather and use (下雨天放外面也没事, 泡水里): what 不防水 denies
-    ("防水", r"防水|淋[一点些了下个]{0,2}雨|淋湿|下雨|雨天|雨里|沾水|泡水|进水|浸水|水里|水洗|冲水"),
-    ("拆封", r"拆封|拆开|拆了|拆袋|打开|开封|开袋|开盖|拆包装"),
-    # sun on it (拿到太阳底下晒一晒): what 不能暴晒 denies
-    ("暴晒", r"暴晒|晒太阳|太阳底下|太阳下|阳光下|阳光直射|太阳直射|直晒|日晒|晒一晒|晒晒|晾晒|拿去晒|拿出去晒"),
-    # water on it in the words of washing (丢洗衣机洗, 冲一冲): what 不能水洗 denies
-    ("水洗", r"水洗|机洗|洗衣机|手洗|冲洗|泡水|过水|洗一洗|洗洗|拿去洗"),
-    # the people a product is not for, in the words viewers and models use for them
-    ("儿童", r"儿童|小孩|孩子|小朋友|宝宝|娃|幼儿|小学生|童"),
-    ("婴幼儿", r"婴幼儿|婴儿|新生儿|婴童|幼儿|宝宝"),
-    ("孕妇", r"孕妇|孕期|怀孕|准妈妈|孕妈"),
-    ("老人", r"老人|老年人|长辈|爷爷|奶奶|外公|外婆"),
-    # the floor in the words of cleaning it (拖地擦桌子都行): what 不能用于地面清洁 denies
-    ("地面清洁", r"地面清洁|拖地|擦地|地板|地面"),
-)
 
 # A gift or offer the facts limit, and a sentence that makes it for everyone.
 _LIMITED = re.compile(r"前\s*\d+\s*(?:单|名|位|个|份)|限量|赠完即止|送完即止|送完为止|赠完为止|先到先得|仅限|限前|数量有限|每人限|每个账号限")
@@ -68,8 +49,8 @@ _NO_NEED = re.compile(r"(?:(?<!长时间)(?<!长期)(?<!暂时)(?<!平时)不用
 # A limit on buying the facts state (限购5支, 每人限…), said away ("不限购", "想拍多少拍多少").
 _BUY_LIMIT = re.compile(r"限购|每(?:人|个账号|个ID|单)限|仅限\d|最多(?:买|拍)")
 _NO_LIMIT = re.compile(r"不限购|无限购|没有限购|不限量|随便(?:拍|买)|想(?:拍|买|要)(?:多少|几)|(?:拍|买|下单)(?:多少|几)[\u4e00-\u9fff]?都")
-# A bare yes opening an answer (可以坐。 能的， 有的): the viewer's question is what it affirms.
-_YES = re.compile(r"^(?:当然|完全|绝对)?(?:可以|能|行|没问题|放心|是的|对的?|有的)(?:的|啊|哈|呀|哦|呢)?(?:[，,。！!~]|[\u4e00-\u9fff]{1,2}[。！!~]?$)")
+# A bare yes opening an answer (可以坐。 能的， 有的， 带的。): the viewer's question is what it affirms.
+_YES = re.compile(r"^(?:当然|完全|绝对)?(?:可以|能|行|没问题|放心|是的|对的?|有的|[带送含包配附会]的)(?:的|啊|哈|呀|哦|呢)?(?:[，,。！!~]|[\u4e00-\u9fff]{1,2}[。！!~]?$)")
 # A product line said to exist ("我们有迷你儿童款", "还出了加大版"): only one the facts name.
 _LINE = re.compile(r"(?:有|出了?|推出了?|新出了?)(?:一?[款个种套])?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:款|版)(?![式])")
 # A sentence saying something is absent or not included (没有任何涂层, 不含X, 不带X).
@@ -111,7 +92,8 @@ def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
         item = item.strip()
         if item[:1] in "不没无非" and (_segments(item) or [""])[0] == item[:1]:
             item = item[1:]  # "不泛白、不搓泥": each item bare (not 无线充电: 无线 is a word)
-        item = _FILLER.sub("", _PLACE_OF.sub("", item))  # ("不要在毯子上面再压厚褥子": where is no predicate)
+        bare = _FILLER.sub("", _PLACE_OF.sub("", item))  # ("不要在毯子上面再压厚褥子": where is no predicate)
+        item = bare if len(bare) >= 2 or len(item) > 2 else item  # (a noun a filler begins stays: 被芯 of 不含被芯)
         if re.fullmatch(r"[A-Za-z]{2,}", item):
             out.append(item)  # a named thing (不支持USB): what is denied
             continue
@@ -164,7 +146,6 @@ def _negation(token: str) -> bool:
         or token in ("无", "无法", "无需", "无须", "禁止", "严禁", "暂无", "并非", "毫无")
 
 
-_PEOPLE = frozenset({"儿童", "婴幼儿", "孕妇", "老人"})
 _ALL_WELL = "问题|关系|事|毛病|影响"  # 没问题, 没关系: no denial
 # A verb's "cannot" complement just after it (发不了, 寄不到, 送不出去): the sentence denies as the fact does.
 _UNSUITED = re.compile(r"([^，,。；;]+?)(?:都|也|均)?(?:不适用|不适合|不宜使用)(?:[。；;，,]|$)")
@@ -209,6 +190,7 @@ class FactClaims:
         sentences = [x for fact in facts for x in split_sentences(fact, 200)]
         self.absolute = "\n".join(sentences)
         self._own = "\n".join(dense(x) for x in sentences)  # a clause of the facts said in their words goes against nothing
+        self.sizes = SizeFigures(tuple(sentences))  # which size each figure is of (1.5米's 259元, 1.8米's 220×240厘米)
         # words the facts say outside any negation (a denied predicate's word that is affirmed elsewhere names nothing)
         affirmed: set[str] = {t for text in context for t in _segments(text)}
         for sentence in sentences:
@@ -256,7 +238,8 @@ class FactClaims:
         a limited gift for everyone, a spec code the facts do not state; `before`: the answer's sentence just before
         (a charge said after places the facts do not serve at all is a charge on them)."""
         quoted = dense(sentence)
-        if len(quoted) >= 6 and quoted in self._own:
+        if len(quoted) >= 6 and any(not _NEGATED_BEFORE.search(self._own[: m.start()]) for m in re.finditer(re.escape(quoted), self._own)):
+            # (…but not one cut from its negation: 含被芯和枕芯 of 不含被芯和枕芯)
             return ""
         said = unstated(sentence, self.absolute, self.codes, _negated_at)
         if said:
@@ -270,7 +253,8 @@ class FactClaims:
             for t in _segments(m.group(1)):
                 if t in self.required:
                     return f"{t} said not needed where the facts require it: {self.required[t]}"
-        against = self.terms.against(sentence, _negated_at) or self.caveats.against(sentence, _negated_at, _find_action)
+        against = self.terms.against(sentence, _negated_at) or self.caveats.against(sentence, _negated_at, find_action) \
+            or self.sizes.against(sentence)
         if against:
             return against
         if self.buy_limit and _NO_LIMIT.search(sentence):
@@ -311,12 +295,12 @@ class FactClaims:
             m = _USE_OK.search(sentence) if d.keys in (("适用",), ("适合",), ("使用",)) else None
             front = _UNSUITED.search(d.fact) if m is not None else None
             named = [t for t in re.split(r"[、和及与或]", front.group(1).split("等")[0]) if len(t) >= 2] if front else []
-            if m is not None and any(_find(sentence, t) >= 0 for t in named) and not _negated_at(sentence, m.start()):
+            if m is not None and any(find(sentence, t) >= 0 for t in named) and not _negated_at(sentence, m.start()):
                 return f"{'、'.join(d.subject[:2])} said suited where the facts say not: {d.fact}"
-            if d.subject and not _WHOLE.search(sentence) and not any(_find(sentence, t) >= 0 for t in d.subject):
+            if d.subject and not _WHOLE.search(sentence) and not any(find(sentence, t) >= 0 for t in d.subject):
                 continue
             for key in d.keys:
-                at = _find(sentence, key)
+                at = find(sentence, key)
                 # the people it is not for are the subject of the clause: its negation may follow them ("8岁以下的小朋友别
                 # 让他自己操作")
                 after = _DENIED_AFTER.match(sentence, at + len(key)) if at >= 0 else None
@@ -324,7 +308,7 @@ class FactClaims:
                 after = None if after is not None and re.search(r"[，,]", after.group(0)) and after.group(0).endswith("不") else after
                 if at >= 0 and not _negated_at(sentence, at) and not _CANNOT.match(sentence, at + 1) and after is None \
                         and not _FORBIDDEN_AFTER.match(sentence, at + len(key)) \
-                        and not (key in _PEOPLE and _negated_clause(sentence, at)):
+                        and not (key in PEOPLE and _negated_clause(sentence, at)):
                     return f"{key} where the facts deny it: {d.fact}"
         return ""
 
@@ -373,20 +357,6 @@ def _limited(sentence: str) -> bool:
 # What a sentence says is given: 送/赠/附赠 and the thing ("还送一根备用充电线").
 _GIVES = re.compile(r"(?:还|再|额外|另外|加|另)?(?:附赠|赠送|加赠|送(?![完到达货出给回去走礼人]|长辈|朋友|老人|父母|爸妈|女友|男友|对象|闺蜜|同事|客户|领导|家人|孩子|老师)|赠(?![完品])|(?<=[再还])(?:加|给)(?=(?:您|你)?[一两二三\d][个支瓶份盒张条包袋])|另外给)(?:您|你|大家)?(?:[一两二三四五六七八九十\d]+)?[个条只份根张包袋盒件瓶双套枚支罐]?"
                     r"([\u4e00-\u9fff]{2,8})")
-
-
-def _find(sentence: str, key: str, *, as_word: bool = False) -> int:
-    """Where the sentence says a denied predicate, in its words or a word of the same meaning (-1: nowhere);
-    `as_word`: a key that is one of the thesaurus' words means what its entry does (an action: 拆袋 is 拆封)."""
-    same = [rx for canon, rx in _SAME if key == canon or (canon in key and len(key) <= len(canon) + 2 and canon not in _PEOPLE)]
-    for rx in same or [rx for _, rx in _SAME if as_word and re.fullmatch(rx, key)][:1]:
-        m = re.search(rx, sentence)
-        return m.start() if m else -1
-    return sentence.find(key)
-
-
-def _find_action(sentence: str, key: str) -> int:
-    return _find(sentence, key, as_word=True)
 
 
 def fact_claims(facts: Iterable[str]) -> FactClaims:

@@ -115,6 +115,7 @@ def facts_of(passages: Sequence[object]) -> list[Fact]:
 _WHERE = re.compile(r"哪里|哪儿|哪个地方|什么地方|啥地方|从哪|哪个仓|哪个城市|哪个省|在哪|哪发|哪产|哪的")
 _PLACE = re.compile(r"[\u4e00-\u9fff](?:仓|省|市|县|(?<!地)区|镇|基地|工厂|厂)(?![\u4e00-\u9fff]{0,1}费)|产自|产地|来自|原产|发自|从[\u4e00-\u9fff]{2,6}发")
 
+_ORDERING = re.compile(r"下单|买|拍|发|寄|送|到|运费|邮费|包邮")
 # Characters that carry a question's form, not what it asks about.
 _FORM = frozenset("的了吗呢啊吧么是不有没能会要这那个一我你他她它们在和与也都就还可以什么多少怎么样咋啥嘛呀哦喔哈")
 _CLAUSES = re.compile(r"[\s，,。！!？?～~、；;]+")
@@ -282,6 +283,12 @@ class FactIndex:
         if carrier is not None and (by_place or (slot[order[0]] < slot[carrier] and behind <= SLOT_SWAP * (3 if whole else 1))):
             order.remove(carrier)
             order.insert(0, carrier)
+        # (…and, naming no slot, a region with an order or a delivery, by the fact naming that region: 香港能下单吗)
+        placer = next((i for i in order if place[i] > 0), None) if named and not wanted and _ORDERING.search(question) else None
+        placed = placer is not None and place[order[0]] <= 0 and combined[order[0]] - combined[placer] <= 3 * SLOT_SWAP
+        if placed:
+            order.remove(placer)
+            order.insert(0, placer)
         stater = next((i for i in order if unit[i]), None) if units and not wanted and not unit[order[0]] else None
         if stater is not None and combined[order[0]] - combined[stater] <= SLOT_SWAP:
             order.remove(stater)
@@ -293,6 +300,8 @@ class FactIndex:
         others = [i for i in order[1:] if not self._same(i, best)]
         if wanted and slot[best]:
             others = [i for i in others if slot[i] >= (1 if whole else 1e-9) and (place[i] >= place[best] or not by_place)]
+        if placed:
+            others = [i for i in others if place[i] >= place[best]]  # (it leads the others naming the region)
         if units and unit[best]:
             # (a quantity asked: the facts stating no figure in its unit do not answer it — "手柄有多长" → 锅柄长18厘米, not
             # the gift of a 手柄套)

@@ -23,7 +23,8 @@ _CLOSED = re.compile(r"只有|仅有|仅[\u4e00-\u9fff]{0,2}[两三四五六七�
                      r"就?这[两三四五六七八九\d][种款个色]|[两三四五六七八九\d][种款个]颜色|"
                      r"[两三四五六七八九\d][种款色](?:颜色|可选|选择)?(?:[。；;，,]|$)")
 # One more of the kind said alone ("还有一款曜石黑", "另外还有粉色的"): the item it adds.
-_ONE_MORE = re.compile(r"(?:还有|另有|另外还有|也有)(?:一|1)?[款种个]?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:色|款|的|可选|哦|呢|啊|哈)*$")
+# (…or a bare "有X色的" answering "有黄色吗")
+_ONE_MORE = re.compile(r"(?:^有|还有|另有|另外还有|也有)(?:一|1)?[款种个]?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:色|款|的|可选|哦|呢|啊|哈)*$")
 _COLOUR = re.compile(r"[黑白灰红橙黄绿青蓝紫粉金银棕咖褐]")
 # How many of a kind a sentence says there are ("一共四个颜色", "有5种口味").
 _COUNT = re.compile(r"([两二三四五六七八九十\d]+)\s*(?:个|种|款)\s*(颜色|色|口味|味道|款式|尺码)")
@@ -32,6 +33,7 @@ _COUNT = re.compile(r"([两二三四五六七八九十\d]+)\s*(?:个|种|款)\s*
 def items(clause: str) -> list[str]:
     """The items of an enumeration in a clause, each short (at most six characters once its edges are off); [] when
     the clause is no list of short items."""
+    clause = re.split(r"[：:]", clause)[-1]  # (what a colon introduces: 共6个颜色：奶白、雾霾蓝…)
     parts = [_ITEM_EDGE.sub("", p.strip()) for p in _ITEM_JOIN.split(clause)]
     parts = [p for p in parts if p]
     if len(parts) < 2 or any(len(p) > 6 or not re.fullmatch(r"[\u4e00-\u9fffA-Za-z0-9]+", p) for p in parts):
@@ -86,8 +88,11 @@ class Lists:
                     continue
                 m = _ONE_MORE.search(clause.strip()) if closed else None
                 # (of the list's kind: a colour to a list of colours, else an item ending as the listed ones do)
+                # (a list of colours is one its fact calls colours, or whose items are most of them colour words: 燕麦 is
+                # a colour of 奶白、燕麦、浅灰)
+                colours = "颜色" in fact or sum(bool(_COLOUR.search(x)) for x in listed) * 2 > len(listed)
                 if m and self._added(m.group(1), fact, listed) and (
-                        (_COLOUR.search(m.group(1)) and all(_COLOUR.search(x) for x in listed) and "色" in fact)
+                        (_COLOUR.search(m.group(1)) and colours and "色" in fact)
                         or all(x[-1] == m.group(1)[-1] for x in listed)):
                     return f"{m.group(1)} added to a list the facts state: {fact}"
         return ""

@@ -22,6 +22,9 @@ _SURCHARGE = re.compile(r"加收|另收|补(?:运费|邮费|差价)|(?:运费|�
 _NOT_SERVED = re.compile(r"(?:暂时|暂)?(?:不|不能|没法|无法)(?:发货|发|寄|配送|送)")
 # Places said by their scope (全国大部分地区都包邮): the sentence is not about the region the viewer asked.
 _SCOPE = re.compile(r"全国|大部分|大多数|国内|内地|大陆|其他|其余|其它|别的地区|偏远")
+# Every place at once (全国都包邮, 哪里都包邮, 所有地区都免运费): said only where the facts say it so themselves.
+_EVERYWHERE = re.compile(r"(?:全国(?!大部分|大多数|多数|绝大部分)|所有地区|所有地方|哪里|哪儿|任何地方|各地|全部地区)(?:都|全|一律|统一)?"
+                         r"(?:包邮|免邮|免运费|不加(?:钱|运费|邮费)|不收运费)")
 # A clause about the places a sentence did not name ("…要补15元运费，其他大部分地区都包邮").
 _OTHERS = re.compile(r"\s*(?:其他|其它|其余|别的|剩下的?|另外的|除此之外|除了这[些几])")
 
@@ -32,8 +35,11 @@ class Regions:
     def __init__(self) -> None:
         self.limited: dict[str, str] = {}  # region → the fact that limits it
         self.surcharged: dict[str, str] = {}  # region → the fact that serves it at an extra charge
+        self.everywhere = ""  # a fact that itself says every place is served free (全国包邮，新疆加收…)
 
     def read(self, sentence: str) -> None:
+        if _EVERYWHERE.search(sentence):
+            self.everywhere = sentence
         if LIMITING.search(sentence):
             for region in regions_in(sentence):
                 self.limited.setdefault(region, sentence)
@@ -60,6 +66,9 @@ class Regions:
             unserved = self._unserved(spoken_regions(asked))
             if m is not None and unserved and not negated_at(sentence, m.start()):
                 return f"{m.group(0)} said of {unserved[0]} (asked), which the facts do not serve: {self.limited[unserved[0]]}"
+        m = _EVERYWHERE.search(sentence) if self.limited and not self.everywhere else None
+        if m is not None and not negated_at(sentence, m.start()) and not LIMITING.search(sentence):
+            return f"{m.group(0)} where the facts limit {next(iter(self.limited))}: {next(iter(self.limited.values()))}"
         for region in said:
             fact = self.surcharged.get(region)
             if fact is not None and any(_NOT_SERVED.search(c) for c in re.split(r"[，,；;]", sentence) if region in spoken_regions(c)):

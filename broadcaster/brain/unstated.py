@@ -67,9 +67,11 @@ _CARRIED_FACTS = re.compile(r"便携|携带|出差|旅行|旅游|外出|随身|�
 # Any country's mains (全球电压通用, 出国也能用): only where the facts say so.
 _VOLTAGE = re.compile(r"全球(?:电压)?通用|宽电压|国际电压|(?:出国|国外)(?:也)?(?:能|可以)(?:用|插)|各国(?:都能用|通用)")
 _VOLTAGE_FACTS = re.compile(r"全球|宽电压|国际通用|100\s*[-～~到至]\s*240")
+# A protection the goods are said to give (防水面料, 防螨, 阻燃, 免烫, 不起球): only as the facts state it.
+_PROTECTS = re.compile(r"(?<!不)(?<!不能)(?<!没有)防(?:水|泼水|火|霉|蛀|静电|污|油|皱|缩|起球|滑|晒|紫外线|蚊|过敏|勾丝)|阻燃|免烫|不起球|不缩水|不掉毛|不起皱|不勾丝")
 # A design or a licensed picture (小猪佩奇图案, 迪士尼联名): only one the facts name.
 _DESIGN = re.compile(r"([\u4e00-\u9fffa-z]{2,4}?)的?(?:图案|印花|联名)")
-_SAID_AS_FACTS = ((_DESIGN, "a design"), (_FIT, "an exact fit"), (_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"), (_BENEFIT, "a benefit"), (_EFFECT, "an effect"),
+_SAID_AS_FACTS = ((_PROTECTS, "a protection"), (_DESIGN, "a design"), (_FIT, "an exact fit"), (_ABSOLUTE, "an absolute promise"), (_WHEN, "a delivery day"), (_BENEFIT, "a benefit"), (_EFFECT, "an effect"),
                   (_SAFE, "a safety claim"), (_CERT, "a certification"), (_ENDORSED, "an endorsement"), (_MATERIAL, "a material"))
 
 

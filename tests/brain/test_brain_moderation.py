@@ -976,6 +976,9 @@ def test_heldout26_classes(room, text: str, ok: bool) -> None:
     ("假的机票行程单能开吗？报销用的", False), ("能开张假的病历吗", False), ("🍃子有需要的吗 同城直发", False),
     ("我去他们直播间看过 没你们便宜", True), ("充电宝能带上飞机过安检吗", True), ("你们开的发票不会是假的吧", True),
     ("这片叶子需要的话怎么泡", True), ("行李箱能藏东西吗 有暗格吗", True),
+    # (follow-for-follow, the viewer's own stock cheaper; a remark on one's own purchase passes)
+    ("互粉互赞 关注我秒回", False), ("主播回关一下呗", True), ("我手上有一模一样的 半价出", False), ("我家也有同款，没你们这便宜", True), ("点点关注", True),
+    ("我家那台独立式烘干机能烘这个吗", True), ("支持台独", False),
 ])
 def test_heldout27_classes(room, text: str, ok: bool) -> None:
     assert room.check_comment(text).ok is ok, room.check_comment(text).describe()

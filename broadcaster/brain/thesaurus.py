@@ -1,0 +1,47 @@
+"""Predicates said in many words (a small commerce thesaurus): where a sentence says a denied predicate in any of them.
+
+"不支持货到付款" is gone against by "收到货再付钱", "不防水" by "下雨天放外面也没事", "不适合儿童" by "小朋友也能用": each entry
+is a predicate the facts deny and the words viewers and models say it in.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Predicates that are said in many words: shipping and paying on delivery (a small commerce thesaurus).
+SAME = (
+    ("发货", r"发货|发|寄|邮寄|配送|送到|送达|到货|能到|可以到|运到"),
+    ("货到付款", r"货到付款|到付|货到再付|收(?:到)?货(?:后|再)?(?:付|给钱)|收到货?[\u4e00-\u9fff]{0,5}?再(?:付|给钱|掏钱|买单)|收到(?:再|后)?(?:付|给钱)|送到(?:再)?付|先(?:收|用)后付|先收货"),
+    ("机洗", r"机洗|洗衣机"),
+    # water on it in the words of weather and use (下雨天放外面也没事, 泡水里): what 不防水 denies
+    ("防水", r"防水|淋[一点些了下个]{0,2}雨|淋湿|下雨|雨天|雨里|沾水|泡水|进水|浸水|水里|水洗|冲水"),
+    ("拆封", r"拆封|拆开|拆了|拆袋|打开|开封|开袋|开盖|拆包装"),
+    # sun on it (拿到太阳底下晒一晒): what 不能暴晒 denies
+    ("暴晒", r"暴晒|晒太阳|太阳底下|太阳下|阳光下|阳光直射|太阳直射|直晒|日晒|晒一晒|晒晒|晾晒|拿去晒|拿出去晒"),
+    # water on it in the words of washing (丢洗衣机洗, 冲一冲): what 不能水洗 denies
+    ("水洗", r"水洗|机洗|洗衣机|手洗|冲洗|泡水|过水|洗一洗|洗洗|拿去洗"),
+    # the people a product is not for, in the words viewers and models use for them
+    ("儿童", r"儿童|小孩|孩子|小朋友|宝宝|娃|幼儿|小学生|童"),
+    ("婴幼儿", r"婴幼儿|婴儿|新生儿|婴童|幼儿|宝宝"),
+    ("孕妇", r"孕妇|孕期|怀孕|准妈妈|孕妈"),
+    ("老人", r"老人|老年人|长辈|爷爷|奶奶|外公|外婆"),
+    # the floor in the words of cleaning it (拖地擦桌子都行): what 不能用于地面清洁 denies
+    ("地面清洁", r"地面清洁|拖地|擦地|地板|地面"),
+)
+
+# The people a product is not for: named by a word of their own, never as part of a longer key (儿童款 is a product line).
+PEOPLE = frozenset({"儿童", "婴幼儿", "孕妇", "老人"})
+
+
+def find(sentence: str, key: str, *, as_word: bool = False) -> int:
+    """Where the sentence says a denied predicate, in its words or a word of the same meaning (-1: nowhere);
+    `as_word`: a key that is one of the thesaurus' words means what its entry does (an action: 拆袋 is 拆封)."""
+    same = [rx for canon, rx in SAME if key == canon or (canon in key and len(key) <= len(canon) + 2 and canon not in PEOPLE)]
+    for rx in same or [rx for _, rx in SAME if as_word and re.fullmatch(rx, key)][:1]:
+        m = re.search(rx, sentence)
+        return m.start() if m else -1
+    return sentence.find(key)
+
+
+def find_action(sentence: str, key: str) -> int:
+    return find(sentence, key, as_word=True)
