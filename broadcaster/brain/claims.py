@@ -49,6 +49,9 @@ _NO_NEED = re.compile(r"(?:(?<!长时间)(?<!长期)(?<!暂时)(?<!平时)不用
 # A limit on buying the facts state (限购5支, 每人限…), said away ("不限购", "想拍多少拍多少").
 _BUY_LIMIT = re.compile(r"限购|每(?:人|个账号|个ID|单)限|仅限\d|最多(?:买|拍)")
 _NO_LIMIT = re.compile(r"不限购|无限购|没有限购|不限量|随便(?:拍|买)|想(?:拍|买|要)(?:多少|几)|(?:拍|买|下单)(?:多少|几)[\u4e00-\u9fff]?都")
+# The box said to hold a thing (带被芯, 含枕芯, 送一个, 里面有), and advice to use another (建议另选婴儿专用的).
+_HOLDS = re.compile(r"[带含包括送配附有]|里面|里头|一起")
+_ADVISED = re.compile(r"(?:建议|最好|请)(?:另选|另外选|另用|选用|换用|用|选|换)[\u4e00-\u9fff]{0,4}$")
 # A bare yes opening an answer (可以坐。 能的， 有的， 带的。): the viewer's question is what it affirms.
 _YES = re.compile(r"^(?:当然|完全|绝对)?(?:可以|能|行|没问题|放心|是的|对的?|有的|[带送含包配附会]的)(?:的|啊|哈|呀|哦|呢)?(?:[，,。！!~]|[\u4e00-\u9fff]{1,2}[。！!~]?$)")
 # A product line said to exist ("我们有迷你儿童款", "还出了加大版"): only one the facts name.
@@ -67,6 +70,7 @@ class Denial:
     keys: tuple[str, ...]  # the denied predicate's words ("防水面料" → 防水面料, 防水)
     regions: tuple[str, ...]  # regions the denial is about (its subject), empty for any
     subject: tuple[str, ...] = ()  # other words of its subject ("人为损坏和进水不在保修范围内" → 人为, 损坏, 进水)
+    contents: bool = False  # what the box does not hold (不含被芯): gone against only where it is said to hold it (带被芯)
 
 
 def _segments(text: str) -> list[str]:
@@ -100,8 +104,9 @@ def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
         if len(item) < 2 or not re.search(r"[\u4e00-\u9fff]", item):
             continue
         out.append(item)
-        if re.search(r"\d", item) and item[-1] in "款版型号":
-            out.append(item[:-1])  # a size the facts do not have (暂无28厘米款): "28厘米的也有" says it
+        if item[-1] in "款版型号" and (re.search(r"\d", item) or (len(item) >= 3 and item[:-1] not in affirmed
+                                                                   and item[:-1] not in PEOPLE)):
+            out.append(item[:-1])  # a line the facts do not have (暂无28厘米款, 暂无床笠款): "28厘米的也有", "选床笠就行" say it
         obj = _PUT.sub("", item)
         if obj != item and obj not in affirmed:
             out.append(obj)  # what is put in (不要加香水: 香水, said "滴一点香水" too)
@@ -231,7 +236,8 @@ class FactClaims:
                 # the product itself as subject ("本耳机不是助听器", "该产品…") restricts nothing
                 own = re.match(r"^\s*(?:本|该|此|这款|这个|我们的?|(?:机身|整机|主机|机器|本机|产品|商品|整体)\s*$)", before) is not None
                 subject = () if regions or own else tuple(t for t in _segments(before) if len(t) >= 2 and not t.isdigit())
-                self.denials.append(Denial(sentence, keys, regions, subject))
+                contents = re.match(r"不含|不包括|不包含|不带|不附带|不送|不配", clause[start:end]) is not None
+                self.denials.append(Denial(sentence, keys, regions, subject, contents))
 
     def contradiction(self, sentence: str, before: str = "", asked: str = "") -> str:
         """The fact a sentence goes against ('' when none): a denied predicate asserted, a limited region served,
@@ -306,6 +312,12 @@ class FactClaims:
                 after = _DENIED_AFTER.match(sentence, at + len(key)) if at >= 0 else None
                 # (a bare 不 past a comma is the next clause's own predicate: "可以放洗碗机洗，不伤涂层")
                 after = None if after is not None and re.search(r"[，,]", after.group(0)) and after.group(0).endswith("不") else after
+                if at >= 0 and sentence[at + len(key) : at + len(key) + 1] in tuple("款版型号") and key + sentence[at + len(key)] in d.keys:
+                    continue  # (a line's stem said with its 款: the whole key reads it, 单人款和儿童款都还没有)
+                if d.contents and at >= 0 and not _HOLDS.search(sentence[max(_clause_start(sentence, at), at - 4) : at]):
+                    continue  # (被芯 said of its use, 能把被芯固定住, says nothing of the box)
+                if at >= 0 and _ADVISED.search(sentence[_clause_start(sentence, at) : at]):
+                    continue  # (advice to use another: 建议用婴儿专用的)
                 if at >= 0 and not _negated_at(sentence, at) and not _CANNOT.match(sentence, at + 1) and after is None \
                         and not _FORBIDDEN_AFTER.match(sentence, at + len(key)) \
                         and not (key in PEOPLE and _negated_clause(sentence, at)):

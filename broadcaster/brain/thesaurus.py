@@ -22,9 +22,11 @@ SAME = (
     ("水洗", r"水洗|机洗|洗衣机|手洗|冲洗|泡水|过水|洗一洗|洗洗|拿去洗"),
     # the people a product is not for, in the words viewers and models use for them
     ("儿童", r"儿童|小孩|孩子|小朋友|宝宝|娃|幼儿|小学生|童"),
-    ("婴幼儿", r"婴幼儿|婴儿|新生儿|婴童|幼儿|宝宝"),
+    ("婴幼儿", r"婴幼儿|婴儿|新生儿|婴童|幼儿"),  # (not 宝宝: viewers are 宝宝们 too)
     ("孕妇", r"孕妇|孕期|怀孕|准妈妈|孕妈"),
     ("老人", r"老人|老年人|长辈|爷爷|奶奶|外公|外婆"),
+    # cool to the touch in any words (冰丝凉感, 夏天盖特别凉快): what 不适合想要冰凉感的 denies
+    ("冰凉", r"冰凉|凉感|凉快|凉爽|清凉|冰丝|冰感|凉丝丝"),
     # the floor in the words of cleaning it (拖地擦桌子都行): what 不能用于地面清洁 denies
     ("地面清洁", r"地面清洁|拖地|擦地|地板|地面"),
 )

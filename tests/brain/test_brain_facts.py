@@ -584,14 +584,25 @@ def test_a_question_finds_its_fact_by_slot(facts: list[str], question: str, fact
         ("湿手拿也没问题。", False), ("开大火也可以。", False), ("干手拿就行。", True), ("湿手别拿哦。", True), ("大火会伤涂层，别开。", True))),
     # (婴儿 for the 婴幼儿 the facts deny; 别 inside 级别 forbids nothing)
     *((["本品不是婴幼儿专用洗涤剂，3岁以下宝宝的贴身衣物建议另选婴儿专用产品。"], t, ok) for t, ok in (
-        ("我们这款就是婴儿专用级别的。", False), ("不是婴儿专用的哦。", True), ("婴儿衣服别用这个洗。", True))),
+        ("我们这款就是婴儿专用级别的。", False), ("不是婴儿专用的哦。", True), ("婴儿衣服别用这个洗。", True),
+        ("3岁以下宝宝的贴身衣服建议用婴儿专用的。", True))),
     # (bedding: a protection the facts never give, a colour beyond their closed list, a quote cut from its negation, a
     # size given another size's figure)
     *((_BED, t, ok) for t, ok in (("这款是防水面料的。", False), ("不防水哦。", True), ("有鹅黄色的。", False), ("也有大红色。", False),
                                   ("有奶白色的。", True), ("含被芯和枕芯。", False), ("不含被芯和枕芯。", True),
+                                  ("还送一床被芯。", False), ("能把被芯固定住不跑位。", True),
                                   ("1.8米的到手价是259元。", False), ("1.5米床的被套是220×240厘米。", False),
                                   ("1.5米床款到手价259元，1.8米279元。", True), ("1.8米床款被套尺寸220×240厘米。", True),
                                   ("第一次洗也不会有浮色。", False), ("首次洗涤有轻微浮色是正常的。", True))),
+    # (bedding: the cool its facts deny in other words, a line they lack by its stem, advice on drying, a return's
+    # condition in other words)
+    *((["偏厚实保暖，不适合想要冰凉感的夏季用户。", "床单为平单款，暂无床笠款。", "不建议用烘干机高温烘干，宜阴干。",
+        "支持七天无理由退换，需吊牌完好、未洗涤、不影响二次销售。"], t, ok) for t, ok in (
+        ("这款是冰丝凉感的。", False), ("夏天盖特别凉快。", False), ("不够凉快哦。", True), ("拍的时候选床笠就行。", False),
+        ("没有床笠款哦。", True), ("不建议高温烘干，最好阴干。", True), ("吊牌完好、没洗过就能七天无理由退。", True),
+        ("洗过也能退。", False))),
+    *((["目前只有这一款双人尺寸，暂无单人款和儿童款。"], t, ok) for t, ok in (
+        ("单人款和儿童款都还没有。", True), ("单人的也有。", False), ("有单人款的。", False))),
     # (a suitcase: a limit waved off, a design the facts do not name)
     *((_CASE, t, ok) for t, ok in (("塞满也不怕。", False), ("随便摔都不坏。", False), ("装多少都行。", False), ("小猪佩奇图案，孩子喜欢。", False),
                                    ("20寸容量约35升。", True), ("内衬是涤纶面料。", True),
