@@ -322,7 +322,8 @@ class FactIndex:
         # and shares the question's words answers even without the slot's evidence)
         backed = bool(slot[best]) or (shared and margin >= MARGIN_UNBACKED) if wanted else shared or margin >= MARGIN_UNBACKED
         # (a fact carrying the asked slot far ahead of every other that does reaches less: 0.8 of the bar)
-        carried = bool(wanted and slot[best]) and margin >= MARGIN_UNBACKED
+        # (…and so does the fact stating a quantity in the unit asked: 深不深 → 锅深9.5厘米)
+        carried = bool((wanted and slot[best]) or (units and unit[best])) and margin >= MARGIN_UNBACKED
         confident = margin >= (MARGIN if wanted else MARGIN_SLOTLESS) and related >= min_z * (SLOT_Z if carried else 1.0) and backed
         also = None
         if not confident and second is not None and top >= min_z:
