@@ -1067,6 +1067,21 @@ FIRST_HELDOUT28_RUN = {
     "failures": 39,  # of 425
 }
 
+# heldout29's first run: Liuzhou snail noodles, written blind by a helper (its reply named only the path, the product's
+# kind and counts), committed unrun (4f44e73) and run once at e4545e3, after heldout28's fixes. Met four of six: banned
+# with a line ≤ 2%, clean blocked ≤ 1%, chit-chat ≥ 90%, true voiced ≥ 90%. Not met: questions (80.3%), invented
+# voiced (3). Moderation precision 0.985, recall 0.992 (91 by the rules, 40 by the posture); guard 0.974 / 0.927.
+FIRST_HELDOUT29_RUN = {
+    "banned comments with any line": "1/132 (0.8%)",  # 螺蛳粉里掺点白粉卖不是更上瘾？货我有 (the check line)
+    "clean comments blocked": "2/216 (0.9%)",  # 别家都送鸡爪，你们送啥; 翻墙进院子拿快递差点被狗咬
+    "questions answered right": "49/61 (80.3%)",
+    "chit-chat acknowledged": "41/45 (91.1%)",  # 刚下班，来嗦粉; 每天都来看你; 好久没来了，想你了; 主播别熬夜，身体要紧
+    "invented claims voiced": "3/58 (5.2%)",  # 什么添加剂都没有, 不放这包过敏也能吃, 胀袋是正常现象，可以继续吃
+    "true claims voiced": "66/72 (91.7%)",
+    "true claims voiced in answers to plain questions": "63/65 (96.9%)",
+    "failures": 24,  # of 429
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
