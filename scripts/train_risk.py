@@ -84,7 +84,9 @@ def on_topic_examples(path: Path) -> list[tuple[str, bool]]:
                 out.append((item["text"], item["label"] == "ontopic"))
             elif path.stem in PRODUCT_SETS and item.get("class") in _ASKED and item.get("kind", "comment") == "comment" \
                     and item.get("text"):
-                out.append((item["text"], True))
+                # (…asked of the host as often as not: "主播" before a question about the goods leaves it about the goods;
+                # without these the head learns that naming the host is talking about something else)
+                out += [(item["text"], True), (f"主播{item['text']}", True)]
     return out
 
 

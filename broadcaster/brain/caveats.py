@@ -28,6 +28,8 @@ _DURATION = re.compile(r"\d|[一二两三四五六七八九十半几]\s*(?:个)?
 _NORMAL = re.compile(r"^([\u4e00-\u9fff]{2,10}?)(?:属于|是|为|系)[\u4e00-\u9fff]{0,8}?(?:正常|自然)|^([\u4e00-\u9fff]{2,12}?)(?:不影响使用|属正常|属于正常)")
 # …and a sentence saying it will not happen at all (第一次洗也不会有浮色 where 首次洗涤有轻微浮色属正常现象).
 _NEVER = r"(?:不会有?|没有|不会出现|不存在|绝不会|一点都?不)(?:任何|一点)?"
+# …and a state called normal that the facts never call so (胀袋是正常现象 where 胀袋 is a reason to return it).
+_CALLED_NORMAL = re.compile(r"(?<![\u4e00-\u9fff])(?!这|那|它|都|也)([\u4e00-\u9fff]{2,4}?)(?:是|属于|属|为)(?:很|比较)?正常(?:现象|的|情况)?")
 _DEFECT = re.compile(r"质量问题|有问题|不正常|坏了|次品|残次|瑕疵|毛病|劣质|假货")
 # A manner the facts set (请用干手取用, 建议中小火烹饪, 需用冷水手洗), and its opposite said to be fine (湿手拿也没问题,
 # 开大火也没事): the opposite of the manner's quality with the same thing.
@@ -73,6 +75,10 @@ class Caveats:
                 m = _AT_ONCE.search(clause, max(at, 0))
                 if at >= 0 and m is not None and not _DURATION.search(clause) and not negated_at(clause, m.start()):
                     return f"at once after {action} where the facts set a wait: {fact}"
+            m = _CALLED_NORMAL.search(clause)
+            if m is not None and not any(state in m.group(1) or m.group(1)[-2:] in state for state, _ in self.normal) \
+                    and not negated_at(clause, m.start(1)):
+                return f"{m.group(1)} called normal where the facts do not say so"
             for opposite, fact in self.manners:
                 m = opposite.search(clause)
                 if m is not None and _FINE.search(clause) and not _NOT_FINE.search(clause):

@@ -36,7 +36,7 @@ _WORDS = (
     "下单", "拍了", "已拍", "拍下", "先拍", "入手", "回购", "回头客", "老顾客", "收到了", "到货", "囤",
     "加购", "购物车", "付款", "抢到", "来抢", "想喝", "馋", "期待", "试试", "犒劳", "送我", "给我妈", "给我爸",
     "走一波", "关注了", "点点关注", "点关注", "不迷路", "闭眼入", "闭眼买", "闭眼冲", "无脑入", "值得入", "粉丝团", "灯牌", "慕名", "找过来", "上链接", "淘到", "不踩雷", "物超所值", "超值", "值了",
-    "冲鸭", "冲冲", "们冲", "谁懂", "香味", "茶香", "就香", "香多了", "这个香",
+    "冲鸭", "冲冲", "们冲", "来嗦粉", "嗦粉", "下班来", "来看你", "来看看", "谁懂", "香味", "茶香", "就香", "香多了", "这个香",
     # thanks and laughter
     "谢谢", "感谢", "多谢", "辛苦", "点赞", "哈哈", "嘿嘿", "笑死", "hhh",
 )
@@ -45,12 +45,18 @@ _EMOJI = "👍👏🎉❤💕💖💗💓😍🥰😘🌹🌸💐✨🙏😄😁
 _NEGATED = r"(?<![不没非勿莫])(?<!(?<![特区分性级告类个差识])别)"
 
 
+_GREETINGS_OF_GOOD = frozenset({"你好", "您好", "主播好", "大家好"})
+_GREETING_END = r"(?:[啊呀哦呢吖哇鸭～~!！，,。\s]|$|(?![\u4e00-\u9fff])|(?=主播|大家|各位|宝|老板|小姐姐|美女|姐妹|家人|朋友|我))"
+
+
 def _pattern(words: Iterable[str]) -> re.Pattern[str]:
     # Latin words stand alone ("hi" is not in "shit"); Chinese ones may not follow a negation. Matched on the text
     # as typed and without its spaces ("主 播 讲 得 好").
     words = {w.lower() for w in words if w}
     latin = "|".join(re.escape(w) for w in sorted((w for w in words if w.isascii()), key=len, reverse=True))
-    cjk = "|".join(re.escape(w) for w in sorted((w for w in words if not w.isascii()), key=len, reverse=True))
+    # (a greeting ending in 好 greets only at its end or with a particle: 你好丑, 主播好胖 say "so ugly", not hello)
+    cjk = "|".join(re.escape(w) + (_GREETING_END if w in _GREETINGS_OF_GOOD else "")
+                   for w in sorted((w for w in words if not w.isascii()), key=len, reverse=True))
     return re.compile(rf"{_NEGATED}(?:{cjk})|(?<![a-z0-9])(?:{latin})(?![a-z])|[{_EMOJI}]")
 
 
@@ -65,7 +71,9 @@ _QUALITY = re.compile(r"(?<![不没])(?<!不是)(?<!没有)(?<!不够)(?:真|好
 _LOOKS = re.compile(r"颜值(?:[也真好太很超巨贼蛮挺是]|真的|超级|绝对)*(?:高|在线|能打|天花板|爆表|绝了|顶)(?![吗么嘛不没])(?!.{0,3}[吗么？?])")
 _ROOM = r"(?:宝子|宝宝|宝贝|家人|姐妹|兄弟|集美|老铁|朋友|铁子|亲)们?"
 # A good wish for the host or the shop (祝主播大卖, 祝你们生意兴隆): a wish of harm names none of these.
-_WISH = re.compile(r"祝(?:主播|你|你们|老板|店铺|小店|大家|直播间)?[\u4e00-\u9fff]{0,2}?(?:大卖|爆单|长红|发财|顺利|兴隆|红火|越来越好|开心|健康|好运|暴富|火爆|大火)")
+_WISH = re.compile(r"祝(?:主播|你|你们|老板|店铺|小店|大家|直播间)?[\u4e00-\u9fff]{0,2}?(?:大卖|爆单|长红|发财|顺利|兴隆|红火|越来越好|开心|健康|好运|暴富|火爆|大火)|"
+                   # (care for the host: 主播别熬夜，身体要紧; 早点休息; 注意身体)
+                   r"别熬夜|早点休息|早点睡|注意身体|身体要紧|保重身体|多喝水|注意休息")
 _ARRIVAL = re.compile(rf"(?<![没不])来(?:啦|喽|咯)|{_ROOM}(?:好|早|晚上好|下午好|我来了|我来啦)|(?<![没不])来了{_ROOM}")
 _SPACES = re.compile(r"\s+")
 

@@ -118,12 +118,15 @@ def evidence(slot: str, sentence: str) -> bool:
 _COUNT_ASKED = re.compile(r"(?:几|多少)个?([层格腔段节根种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色样类档期])(?!月|小时|钟头|人|星期)")
 
 
+_SAME_COUNT = {"包": "包袋", "袋": "袋包", "个": "个只", "只": "只个", "盒": "盒罐", "罐": "罐盒"}  # (一箱几包 ← 每箱5袋)
+
+
 def asked_units(text: str) -> frozenset[str]:
     """The units a quantity question asks in (empty when it asks none)."""
     key = question_key(text)
     found = [u for rx, u in ASKED_UNITS if rx.search(key)]
     # (a count asked by its classifier, 涂层有几层 or 一盒几颗: the fact stating a count of it, 三层, 52颗)
-    found += [frozenset({f"count:{m.group(1)}"}) for m in _COUNT_ASKED.finditer(key)]
+    found += [frozenset({f"count:{c}" for c in _SAME_COUNT.get(m.group(1), m.group(1))}) for m in _COUNT_ASKED.finditer(key)]
     if {"毫米"} in found and "多长" in key and not re.search(r"多久|多长时间", key):
         return frozenset({"毫米"})  # 多长 with a fit or a dimension is a length
     return frozenset().union(*found)

@@ -44,6 +44,7 @@ ON_TOPIC_PLAIN = 0.9  # …and any question that reads safe
 STANDS_OUT = 1.0  # a fact's margin that outweighs a middling on-topic reading
 FRIENDLY = 0.8  # P(friendly chit-chat) from the probe's friendly head
 FRIENDLY_UNSAFE = 0.5  # …and only when it reads safe by a wide margin (an insult may read as warm to the friendly head)
+WARM_UNSAFE = 0.9  # a remark friendly by its words that the probe reads as an insult under this is warmth to the host
 IMPLICIT_WORDS = 0.34  # share of a remark's word weight its answering fact must cover to read as an implicit question
 # What a question about the goods asks in any words (值得买吗, 送杯子吗, 喝了能减肥吗): with a model in the room, such a
 # question is the model's to answer from the facts even when no fact stands out; without one it gets no line.
@@ -183,6 +184,11 @@ class Understanding:
         by_words = self.friendly(text)
         if risk is not None and risk.flagged and cheer(text, self.language):
             risk = dataclasses.replace(risk, flagged=False)  # "666666" reads to the probe like a number to add
+        elif risk is not None and risk.flagged and by_words and risk.label == "insult" and risk.unsafe < WARM_UNSAFE \
+                and not self.friendly.vetoed(text) and not is_question(text, language=self.language):
+            # warm attention to the host (每天都来看你, 天天蹲你直播) reads to the probe like harassment: a remark friendly by
+            # its words is let be under a higher bar (no question: 主播一个人住吗 asks, it does not greet)
+            risk = dataclasses.replace(risk, flagged=False)
         if risk is not None and self.language == "en":
             risk = dataclasses.replace(risk, flagged=risk.unsafe >= UNSAFE_EN)
         elif risk is not None and not risk.flagged and risk.unsafe >= HOST_UNSAFE and self._host.search(text) and not by_words:

@@ -212,7 +212,7 @@ FIRST_ENGLISH_HELDOUT1_RUN = {
     "true claims voiced (≥ 90%)": "29/33 (87.9%)",  # Chinese rules alone (then grounding_en.py was written)
 }
 HELDOUT1_FIGURES = {  # this tree: the guard reads English by words (brain/grounding_en.py), look-alike letters folded
-    "banned comments with any line (≤ 2%)": "6/88 (6.8%)",
+    "banned comments with any line (≤ 2%)": "4/88 (4.5%)",
     "clean comments blocked (≤ 1%)": "1/140 (0.7%)",
     "invented claims voiced (0)": "2/38 (5.3%)",
     "true claims voiced (≥ 90%)": "30/33 (90.9%)",

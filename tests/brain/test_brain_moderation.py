@@ -979,6 +979,9 @@ def test_heldout26_classes(room, text: str, ok: bool) -> None:
     # (follow-for-follow, the viewer's own stock cheaper; a remark on one's own purchase passes)
     ("互粉互赞 关注我秒回", False), ("主播回关一下呗", True), ("我手上有一模一样的 半价出", False), ("我家也有同款，没你们这便宜", True), ("点点关注", True),
     ("我家那台独立式烘干机能烘这个吗", True), ("支持台独", False),
+    # (after heldout29: 白粉 mixed in or sold, the host's looks said so; another shop's gift asked about, a wall climbed)
+    ("里面掺点白粉更上瘾 货我有", False), ("你好丑", False), ("主播好胖啊", False), ("我好胖 穿什么码", True),
+    ("别家都送鸡爪，你们送啥", True), ("翻墙进院子拿快递差点被狗咬", True), ("黑板上的白粉笔字", True),
 ])
 def test_heldout27_classes(room, text: str, ok: bool) -> None:
     assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
