@@ -47,6 +47,7 @@ NOUNS = ["保温杯", "杯盖", "硅胶圈", "内胆", "外壳", "吸管", "杯�
          "颜色", "容量", "材质", "重量", "保修", "退货", "赠品", "直播间", "主播", "库存", "尺寸", "充电", "电池", "屏幕"]
 VERBS = ["支持", "提供", "包含", "需要", "可以", "不能", "建议", "默认", "额外", "免费"]
 ADJS = ["大", "小", "轻", "厚", "耐用", "防漏", "好看", "便宜", "安全", "结实"]
+GOODS = [n for n in NOUNS if n not in ("直播间", "主播", "快递", "发票", "优惠券", "会员", "库存")]  # the goods' own parts
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -122,7 +123,8 @@ async def bench_cache(entries: int, iterations: int) -> None:
     rng = random.Random(2)
     questions = []
     for i in range(entries):
-        q = f"{rng.choice(NOUNS)}和{rng.choice(NOUNS)}哪个{rng.choice(ADJS)}第{i}款"
+        # (an on-topic question in the shop's words: the posture of silence gives no line, cached or not, to one it cannot place)
+        q = f"这款{rng.choice(GOODS)}和{rng.choice(GOODS)}哪个{rng.choice(ADJS)}第{i}款"
         questions.append(q)
         await brain.cache.put(q, f"第{i}款的答案。", share=False)
     exact_q = [questions[rng.randrange(entries)] + "呀" for _ in range(iterations)]
@@ -133,23 +135,26 @@ async def bench_cache(entries: int, iterations: int) -> None:
                            kind=LineKind.QUESTION)
         t = time.perf_counter()
         agen = brain.answer(line)
-        s = await agen.__anext__()
+        try:
+            s = await agen.__anext__()
+        except StopAsyncIteration:
+            # (a question the posture leaves silent before the cache is asked — the probe reads 礼盒和保温杯哪个小 as a
+            # comparison with a competitor —: counted apart, never timed as a hit)
+            return (time.perf_counter() - t) * 1000, "silent"
         dt = (time.perf_counter() - t) * 1000
         await agen.aclose()
         return dt, s.source
 
     for q in exact_q[:50]:
         await first_sentence(q)
-    exact = []
-    for q in exact_q:
-        dt, src = await first_sentence(q)
-        assert src == "cache", (q, src)
-        exact.append(dt)
-    similar = []
-    for q in similar_q:
-        dt, src = await first_sentence(q)
-        assert src == "cache", (q, src)
-        similar.append(dt)
+    exact, similar, silent = [], [], 0
+    for qs, out in ((exact_q, exact), (similar_q, similar)):
+        for q in qs:
+            dt, src = await first_sentence(q)
+            silent += src == "silent"
+            assert src in ("cache", "silent"), (q, src)
+            if src == "cache":
+                out.append(dt)
     keys = [question_key(q) for q in questions]
     base = []
     for q in similar_q[: max(20, iterations // 20)]:
@@ -159,7 +164,8 @@ async def bench_cache(entries: int, iterations: int) -> None:
         base.append((time.perf_counter() - t) * 1000)
     await brain.close()
     shutil.rmtree(kb, ignore_errors=True)
-    print(f"cache-hit decision (Brain.answer → first sentence), {entries} cached questions, {iterations} lookups each:")
+    print(f"cache-hit decision (Brain.answer → first sentence), {entries} cached questions, {iterations} lookups each"
+          f" ({silent} left silent by the posture, not timed):")
     print(f"  exact hit            p50 {pct(exact, 50):7.3f} ms  p99 {pct(exact, 99):7.3f} ms   (budget p99 ≤ 5 ms)")
     print(f"  similar hit          p50 {pct(similar, 50):7.3f} ms  p99 {pct(similar, 99):7.3f} ms   (budget p99 ≤ 5 ms)")
     print(f"  naive difflib scan   p50 {pct(base, 50):7.3f} ms  p99 {pct(base, 99):7.3f} ms   (baseline)")
