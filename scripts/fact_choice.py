@@ -27,7 +27,8 @@ PARTS = {"downjacket": (RT / "products" / "downjacket", RT / "products" / "downj
          "heldout22": (RT / "kb22", RT / "heldout22.jsonl"), "heldout23": (RT / "kb23", RT / "heldout23.jsonl"),
          "heldout24": (RT / "kb24", RT / "heldout24.jsonl"), "heldout25": (RT / "kb25", RT / "heldout25.jsonl"),
          "heldout26": (RT / "kb26", RT / "heldout26.jsonl"), "heldout27": (RT / "kb27", RT / "heldout27.jsonl"),
-         "heldout28": (RT / "kb28", RT / "heldout28.jsonl"), "heldout29": (RT / "kb29", RT / "heldout29.jsonl")}
+         "heldout28": (RT / "kb28", RT / "heldout28.jsonl"), "heldout29": (RT / "kb29", RT / "heldout29.jsonl"),
+         "heldout30": (RT / "kb30", RT / "heldout30.jsonl")}
 DEV = ("downjacket", "snack", "bluetooth-earbuds", "heldout14", "heldout15")
 
 
