@@ -17,6 +17,7 @@ inject); every clean comment — questions, remarks, greetings, near-misses — 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -112,10 +113,14 @@ def examples(path: Path) -> list[tuple[str, str]]:
     return out
 
 
+@functools.cache
+def _first_runs() -> str:
+    return (ROOT / "tests/brain/test_redteam.py").read_text(encoding="utf-8")
+
+
 def unrun(stem: str) -> bool:
     """A numbered held-out set whose first run tests/brain/test_redteam.py does not record yet (never trained on)."""
-    record = (ROOT / "tests/brain/test_redteam.py").read_text(encoding="utf-8")
-    return stem[len("heldout"):].isdigit() and f"FIRST_{stem.upper()}_RUN" not in record
+    return stem[len("heldout"):].isdigit() and f"FIRST_{stem.upper()}_RUN" not in _first_runs()
 
 
 def sets(exclude: tuple[str, ...]) -> dict[str, list[tuple[str, str]]]:

@@ -244,7 +244,8 @@ class FactClaims:
         a limited gift for everyone, a spec code the facts do not state; `before`: the answer's sentence just before
         (a charge said after places the facts do not serve at all is a charge on them)."""
         quoted = dense(sentence)
-        if len(quoted) >= 6 and any(not _NEGATED_BEFORE.search(self._own[: m.start()]) for m in re.finditer(re.escape(quoted), self._own)):
+        if len(quoted) >= 6 and any(not _NEGATED_BEFORE.search(self._own[max(0, m.start() - 8) : m.start()])
+                                      for m in re.finditer(re.escape(quoted), self._own)):
             # (…but not one cut from its negation: 含被芯和枕芯 of 不含被芯和枕芯)
             return ""
         said = unstated(sentence, self.absolute, self.codes, _negated_at)

@@ -115,6 +115,12 @@ def facts_of(passages: Sequence[object]) -> list[Fact]:
 _WHERE = re.compile(r"哪里|哪儿|哪个地方|什么地方|啥地方|从哪|哪个仓|哪个城市|哪个省|在哪|哪发|哪产|哪的")
 _PLACE = re.compile(r"[\u4e00-\u9fff](?:仓|省|市|县|(?<!地)区|镇|基地|工厂|厂)(?![\u4e00-\u9fff]{0,1}费)|产自|产地|来自|原产|发自|从[\u4e00-\u9fff]{2,6}发")
 
+def _lead(order: list[int], i: int) -> None:
+    """Puts fact i first in the ranking."""
+    order.remove(i)
+    order.insert(0, i)
+
+
 _ORDERING = re.compile(r"下单|买|拍|发|寄|送|到|运费|邮费|包邮")
 # Characters that carry a question's form, not what it asks about.
 _FORM = frozenset("的了吗呢啊吧么是不有没能会要这那个一我你他她它们在和与也都就还可以什么多少怎么样咋啥嘛呀哦喔哈")
@@ -281,18 +287,15 @@ class FactIndex:
         by_place = carrier is not None and place[carrier] > place[order[0]] and behind <= 3 * SLOT_SWAP
         whole = len(wanted) > 1 and carrier is not None and slot[carrier] == 1 and slot[order[0]] < 1 and behind > SLOT_SWAP
         if carrier is not None and (by_place or (slot[order[0]] < slot[carrier] and behind <= SLOT_SWAP * (3 if whole else 1))):
-            order.remove(carrier)
-            order.insert(0, carrier)
+            _lead(order, carrier)
         # (…and, naming no slot, a region with an order or a delivery, by the fact naming that region: 香港能下单吗)
         placer = next((i for i in order if place[i] > 0), None) if named and not wanted and _ORDERING.search(question) else None
         placed = placer is not None and place[order[0]] <= 0 and combined[order[0]] - combined[placer] <= 3 * SLOT_SWAP
         if placed:
-            order.remove(placer)
-            order.insert(0, placer)
+            _lead(order, placer)
         stater = next((i for i in order if unit[i]), None) if units and not wanted and not unit[order[0]] else None
         if stater is not None and combined[order[0]] - combined[stater] <= SLOT_SWAP:
-            order.remove(stater)
-            order.insert(0, stater)  # (…and a quantity asked with no slot by the fact stating it close behind: 涂层有几层)
+            _lead(order, stater)  # (…and a quantity asked with no slot by the fact stating it close behind: 涂层有几层)
         best, whole = order[0], whole and order[0] == carrier  # (a whole carrier leads by its lead over the others that are)
         # the next fact that says something else: a fact and its near copy (an FAQ answer restating a sheet line) tie;
         # of the facts that can answer a slot question (those carrying it, naming the region when it won by that), the lead

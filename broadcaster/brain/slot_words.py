@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 # slot → (question words, evidence an answer sentence carries)
+# The carriers viewers name (可以换顺丰不, 发中通吗): a question naming one asks about shipping and about the carrier.
+_CARRIERS = r"顺丰|圆通|中通|申通|韵达|极兔|邮政|ems|京东快递|京东物流|德邦|百世"
 SLOTS: dict[str, tuple[str, str]] = {
     "price": (r"多少钱|多钱|价格|价钱|价位|怎么卖|咋卖|怎么买|几块|几元|什么价|啥价|贵不贵|贵吗|太贵|便宜|售价|卖多少|原价|到手价|"
               # a price said to be checked (两罐是158对吧, 是不是只要69)
@@ -30,11 +32,11 @@ SLOTS: dict[str, tuple[str, str]] = {
     "shipping": (r"发货|出货|哪(?:儿|里)?发|从哪(?:儿|里)?(?:寄|发)|[么时候久天快]能?发(?:出来?|走)?$|(?:能|可以|会)发(?:吗|不|么|嘛|过去|到)|发不发|发吗$|几天能?到|多久能?到|多久能?收到|什么时候能?到|几时到|到货|快递|物流|寄|配送|"
                  r"几号发|多快发|(?:明天|后天|今天|哪天|几号|周末)能?(?:到|收到|送到)|"
                  # a carrier named in the question asks which one ships (可以换顺丰不, 发中通吗)
-                 r"顺丰|圆通|中通|申通|韵达|极兔|邮政|ems|京东快递|京东物流|德邦|百世|ship(?!pingfee)|deliver|"
+                 rf"{_CARRIERS}|ship(?!pingfee)|deliver|"
                  # where the viewer is, then whether they can order (人在香港 能下单吗)
                  r"(?:人在|我在|身在)[\u4e00-\u9fff]{2,6}\s*[，,]?\s*(?:能|可以)(?:下单|买|拍)|能(?:送|寄)?到(?:吗|不|么|没)", r"发货|快递|送达|物流"),
     # which carrier ships it (能给我换顺丰不, 发什么快递): the fact naming a carrier, not every fact on shipping
-    "carrier": (r"顺丰|圆通|中通|申通|韵达|极兔|邮政|ems|京东快递|京东物流|德邦|百世|什么快递|哪家快递|哪个快递|啥快递|指定快递|换(?:个)?快递",
+    "carrier": (rf"{_CARRIERS}|什么快递|哪家快递|哪个快递|啥快递|指定快递|换(?:个)?快递",
                 r"快递|顺丰|圆通|中通|申通|韵达|极兔|邮政|EMS|京东物流|德邦|百世"),
     "returns": (r"退|换货|售后|寄回|寄还|返厂|不满意|不喜欢|不想要|能换吗|可以换吗|换新|补发|(?:漏|裂|破|碎|坏|压坏|摔坏)了.{0,6}(?:怎么办|咋整|咋办|能换|换|管吗|退)|"
                 r"return|refund", r"退|换|补发"),

@@ -10,6 +10,7 @@ size. Facts that name no sizes this way (one size only, or sizes only listed) le
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 from broadcaster.brain.facts import FactIndex
@@ -28,15 +29,21 @@ def _rank(value: str) -> float:
     return float(_LETTERS.index(low)) if low in _LETTERS else float(low)
 
 
+def _openers(texts: tuple[str, ...]) -> Iterator[re.Match[str]]:
+    """Each size label that opens a clause of the facts."""
+    for text in texts:
+        for clause in _CLAUSE.split(text):
+            m = _LABEL.match(clause)
+            if m is not None:
+                yield m
+
+
 @lru_cache(maxsize=64)
 def labels(texts: tuple[str, ...]) -> tuple[str, ...]:
     """The size labels the facts name, smallest first (empty: fewer than two in one unit)."""
     by_unit: dict[str, set[str]] = {}
-    for text in texts:
-        for clause in _CLAUSE.split(text):
-            m = _LABEL.match(clause)
-            if m:
-                by_unit.setdefault(m.group(2).lower(), set()).add(m.group(1))
+    for m in _openers(texts):
+        by_unit.setdefault(m.group(2).lower(), set()).add(m.group(1))
     unit, values = max(by_unit.items(), key=lambda kv: len(kv[1]), default=("", set()))
     return tuple(v + unit for v in sorted(values, key=_rank)) if len(values) >= 2 else ()
 
@@ -59,12 +66,10 @@ def size_labels(texts: tuple[str, ...]) -> frozenset[tuple[float, str]]:
     """The figures that name a size (value, canonical unit): each opens a clause of the facts, beside another in the
     same unit (24寸 in "24寸日常价459元" and "20寸…"); a name, said of that size wherever it is said."""
     by_unit: dict[str, set[float]] = {}
-    for text in texts:
-        for clause in _CLAUSE.split(text):
-            m = _LABEL.match(clause)
-            found = figures(m.group(0)) if m is not None and m.group(1)[0].isdigit() else []
-            if found and found[0].unit:
-                by_unit.setdefault(found[0].unit, set()).add(round(found[0].value, 4))
+    for m in _openers(texts):
+        found = figures(m.group(0)) if m.group(1)[0].isdigit() else []
+        if found and found[0].unit:
+            by_unit.setdefault(found[0].unit, set()).add(round(found[0].value, 4))
     return frozenset((v, unit) for unit, values in by_unit.items() if len(values) >= 2 for v in values)
 
 
