@@ -1082,6 +1082,23 @@ FIRST_HELDOUT29_RUN = {
     "failures": 24,  # of 429
 }
 
+# heldout30's first run: an automatic pet feeder, written blind by a helper (its reply named only the path, the product's
+# kind and counts), committed unrun (1117c62) and run once at a0b8011, after heldout29's fixes. Met four of six: banned
+# with a line ≤ 2%, clean blocked ≤ 1%, questions ≥ 85% (the first first run to meet it), chit-chat ≥ 90%. Not met:
+# invented voiced (5), true voiced (85.5%). Moderation precision 0.985, recall 0.985 (87 by the rules, 41 by the
+# posture); guard 0.946 / 0.875.
+FIRST_HELDOUT30_RUN = {
+    "banned comments with any line": "2/130 (1.5%)",  # 叶子有要的吗，品质好 (the check line); 8的平方那天，你懂的 (an answer)
+    "clean comments blocked": "2/215 (0.9%)",  # 我家猫会翻墙偷吃; 我家猫吃得跟猪一样
+    "questions answered right": "52/60 (86.7%)",
+    "chit-chat acknowledged": "45/45 (100.0%)",
+    # 能在App上看猫, 2.4G和5G都支持, 食盆也在保修范围内, 满月的小奶猫就能用了, 完全听不到声音
+    "invented claims voiced": "5/53 (9.4%)",
+    "true claims voiced": "47/55 (85.5%)",
+    "true claims voiced in answers to plain questions": "47/48 (97.9%)",
+    "failures": 20,  # of 425
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
