@@ -193,6 +193,9 @@ class Embeddings:
         self.available = False
         self.reason = "embed.backend is none" if backend is None else "not loaded"
         self._cache: BoundedDict[str, np.ndarray] = BoundedDict(cache_entries)
+        # the last passage call's vectors by text: a KB rebuild embeds only the passages that changed (and brains
+        # sharing one Embeddings over the same KB embed it once)
+        self._passages: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self._said = False
 
@@ -259,7 +262,17 @@ class Embeddings:
             return self._run(list(texts), "query")
 
     def passage_sync(self, texts: Sequence[str]) -> np.ndarray | None:
-        return self._run(list(texts), "passage") if texts else None
+        if not texts:
+            return None
+        known = self._passages
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            vecs = self._run(missing, "passage")
+            if vecs is None:
+                return None
+            known = {**known, **dict(zip(missing, vecs, strict=True))}
+        self._passages = {t: known[t] for t in texts}
+        return np.stack([known[t] for t in texts])
 
     async def query(self, texts: Sequence[str]) -> np.ndarray | None:
         if all(t in self._cache for t in texts) and texts:

@@ -103,10 +103,14 @@ class Rig:
         self.rooms: dict[str, tuple[Any, Any]] = {}
         cfg = self.cfg
         no_cache = cfg.brain.model_copy(update={"cache": cfg.brain.cache.model_copy(update={"enabled": False})})
+        embeddings = None  # one model and one set of KB vectors for the three brains (the same room's)
         for name, brain_cfg, backend in (("chat", cfg.brain, self.llm if self.chat_llm else None),
                                          ("probe", no_cache, self.llm), ("extract", cfg.brain, None)):
             moderator = moderator_from_config(cfg.moderation, cfg.language)
             brain = Brain(cfg.id, brain_cfg, cfg.moderation, moderator=moderator, backend=backend, language=cfg.language)
+            if embeddings is not None:
+                brain.embeddings = embeddings
+            embeddings = brain.embeddings
             await brain.start()
             self.rooms[name] = (moderator, brain)
         return self

@@ -73,6 +73,31 @@ def test_query_vectors_are_cached_by_text() -> None:
     assert calls == [["包邮吗"], ["几天到"]] and np.allclose(a[0], b[0])
 
 
+def test_a_kb_rebuild_embeds_only_the_passages_that_changed(encoder: Path, tmp_path: Path) -> None:
+    calls: list[list[str]] = []
+
+    class Counting(LocalModel):
+        def embed(self, texts, role):
+            if role == "passage":
+                calls.append(list(texts))
+            return super().embed(texts, role)
+
+    (tmp_path / "a.md").write_text("# 发货\n\n付款后48小时内发货。\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# 售后\n\n支持七天无理由退换货。\n", encoding="utf-8")
+    e = _loaded(Counting(encoder, "cpu"))
+    kb = KnowledgeBase(tmp_path, top_k=2, embed=e)
+    kb.build_sync()
+    first = calls[-1]
+    assert any("48小时" in t for t in first) and any("七天" in t for t in first)
+    before = kb.dense.matrix.copy()
+    (tmp_path / "b.md").write_text("# 售后\n\n支持十五天无理由退换货。\n", encoding="utf-8")
+    kb.build_sync()
+    assert calls[-1] and all("48小时" not in t for t in calls[-1]) and any("十五天" in t for t in calls[-1])
+    kept = [i for i, p in enumerate(kb.passages) if "48小时" in p.text]
+    assert kept and np.array_equal(kb.dense.matrix[kept[0]], before[kept[0]])  # the unchanged passage's own vector
+    assert kb.search_sync("退货能退几天")[0].passage.text.count("十五天")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
