@@ -119,10 +119,16 @@ class Rig:
         for _, brain in self.rooms.values():
             await brain.close()
 
-    async def run(self, item: dict[str, Any]) -> Outcome:
-        cls = item["class"]
-        room = "extract" if cls in ("intent", "question") else "probe" if "llm" in item else "chat"
-        moderator, brain = self.rooms[room]
+    def screened(self, item: dict[str, Any]) -> bool:
+        """Whether the director's moderation drops the item's event (the rules alone: nothing is answered)."""
+        return self._offer(item)[1]
+
+    def _room(self, item: dict[str, Any]) -> tuple[Any, Any]:
+        """The (moderator, brain) an item meets: questions the extractive brain, scripted model answers the probe."""
+        return self.rooms["extract" if item["class"] in ("intent", "question") else "probe" if "llm" in item else "chat"]
+
+    def _offer(self, item: dict[str, Any]) -> tuple[Director, bool]:
+        moderator = self._room(item)[0]
         now = [1000.0]
         director = Director(self.cfg.id, self.cfg.director, moderator, fps_clock=lambda: now[0])
         if "llm" in item:
@@ -133,7 +139,12 @@ class Rig:
         user = item.get("user", "Viewer" if self.cfg.language == "en" else "观众甲")
         director.offer(Event("test", self.cfg.id, kind, User(user, user), item.get("text", ""), value, extra=extra,
                              received_mono=now[0]))
-        out = Outcome(item, moderated=director.drops.get("moderation", 0) > 0)
+        return director, director.drops.get("moderation", 0) > 0
+
+    async def run(self, item: dict[str, Any]) -> Outcome:
+        brain = self._room(item)[1]
+        director, moderated = self._offer(item)
+        out = Outcome(item, moderated=moderated)
         line = director.pick()
         while line is not None and line.source.value == "script":
             line = director.pick()
