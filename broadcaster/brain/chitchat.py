@@ -45,6 +45,7 @@ _EMOJI = "👍👏🎉❤💕💖💗💓😍🥰😘🌹🌸💐✨🙏😄😁
 _NEGATED = r"(?<![不没非勿莫])(?<!(?<![特区分性级告类个差识])别)"
 
 
+_ASKED = re.compile(r"\s*(?:吗|么|嘛|不|没)\s*[?？]*\s*$")
 _GREETINGS_OF_GOOD = frozenset({"你好", "您好", "主播好", "大家好"})
 _GREETING_END = r"(?:[啊呀哦呢吖哇鸭～~!！，,。\s]|$|(?![\u4e00-\u9fff])|(?=主播|大家|各位|宝|老板|小姐姐|美女|姐妹|家人|朋友|我))"
 
@@ -128,8 +129,17 @@ class Friendly:
         dense = _SPACES.sub("", low)
         if _VETO.search(dense):
             return False
-        return self._re.search(low) is not None or (dense != low and self._re.search(dense) is not None) \
+        return self._praises(low) or (dense != low and self._praises(dense)) \
             or _QUALITY.search(dense) is not None or any(rx.search(dense) for rx in (_LOOKS, _ARRIVAL, _WISH))
+
+    def asked(self, text: str) -> bool:
+        """Whether the text asks a friendly word (靠谱吗, 好用不) rather than says one."""
+        low = _SPACES.sub("", text.lower())
+        return self.language != "en" and any(_ASKED.match(low, m.end()) for m in self._re.finditer(low))
+
+    def _praises(self, text: str) -> bool:
+        """A friendly word said, not asked: 靠谱吗, 好用么 ask whether the praise holds (a question about the goods)."""
+        return any(_ASKED.match(text, m.end()) is None for m in self._re.finditer(text))
 
 
     def _english(self, text: str) -> bool:

@@ -101,6 +101,9 @@ def _keys(predicate: str, affirmed: frozenset[str]) -> tuple[str, ...]:
         if re.fullmatch(r"[A-Za-z]{2,}", item):
             out.append(item)  # a named thing (不支持USB): what is denied
             continue
+        if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.\- ]*[A-Za-z0-9]", item) and re.search(r"[A-Za-z]", item):
+            out.extend(dict.fromkeys((item, item.split()[0])))  # a named band or standard (不支持5G Wi-Fi: 5G)
+            continue
         if len(item) < 2 or not re.search(r"[\u4e00-\u9fff]", item):
             continue
         out.append(item)
@@ -235,7 +238,9 @@ class FactClaims:
                 regions = regions_in(before)
                 # the product itself as subject ("本耳机不是助听器", "该产品…") restricts nothing
                 own = re.match(r"^\s*(?:本|该|此|这款|这个|我们的?|(?:机身|整机|主机|机器|本机|产品|商品|整体)\s*$)", before) is not None
-                subject = () if regions or own else tuple(t for t in _segments(before) if len(t) >= 2 and not t.isdigit())
+                # (what it is called is no subject: 食盆属易耗品不保修 → 食盆)
+                named = re.sub(r"(?:属于|属|是|为|作为)[\u4e00-\u9fff]{1,6}$", "", before) or before
+                subject = () if regions or own else tuple(t for t in _segments(named) if len(t) >= 2 and not t.isdigit())
                 contents = re.match(r"不含|不包括|不包含|不带|不附带|不送|不配", clause[start:end]) is not None
                 self.denials.append(Denial(sentence, keys, regions, subject, contents))
 

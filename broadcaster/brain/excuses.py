@@ -4,6 +4,9 @@
   是不是假的？想在这买个放心的"): only the platform's name was hit, the text asks something, and it either speaks of this
   shop (这家, 你们, 直播间, 正品 …) or carries no diversion cue (go there, search there, cheaper there).
 - A purchase there told as the viewer's own past ("我在京东买过一个杂牌的 震得手麻"), with no diversion cue.
+- A listed frame said of the literal thing, in the clause that holds it: 翻墙 by a cat or over a yard's wall with no
+  internet word in the comment ("我家猫会翻墙偷吃"), a comparison with an animal said of the viewer's own, nobody in the
+  room addressed ("我家猫吃得跟猪一样").
 - Another viewer reported for what they post ("楼上卖假证的赶紧封了吧", "刚才有人发微信号打广告 主播管管"): the listed words
   inside the report are no offer (a contact the text gives is never excused: it is no listed word).
 """
@@ -33,8 +36,33 @@ _DIVERSION = re.compile(r"(?:去|到|上(?![次回个周礼年月]))\S{0,6}(?:�
 _PAST_BUY = re.compile(r"(?:我|俺|之前|以前|上次|去年|前年|早就)[\u4e00-\u9fff]{0,4}(?:在|从)[\u4e00-\u9fffa-z]{1,6}?上?(?:买过|买的|买了|入过|下过单|下的单)")
 
 
+_CLAUSE = re.compile(r"[^，,。.!！?？;；~～\s]+")
+# a creature or a place that has walls to climb: 翻墙 is climbing one
+_PHYSICAL = re.compile(r"猫|狗|宠物|孩子|小孩|娃|小偷|贼|院|围墙|墙头|栏|笼|阳台|窗|小区|学校|宿舍|工地|后门|邻居")
+_NET = re.compile(r"梯子|vpn|外网|真相|节点|机场|上网|软件|加速|油管|谷歌|推特|脸书|youtube|google|twitter|facebook|ins(?![a-z])")
+# a comparison with an animal (跟猪一样, 像头猪似的) whose clause opens with the viewer (我家猫…, 我…) and names nobody else
+_COMPARED = re.compile(r"(?:像|跟)(?:个|只|条|头)?\S{1,4}(?:一样|似的)")
+_OWN = re.compile(r"^(?:我|俺|咱)")
+_ADDRESS = re.compile(r"你|您|主播|他|她|楼上|楼下|这人|那人|老板|客服|大家")
+
+
+def _literal(word: str, how: str, span: str, text: str) -> bool:
+    """Whether one hit is a listed frame said of the literal thing (the module doc's third case)."""
+    if how != "pattern":
+        return False
+    clause = next((c for c in _CLAUSE.findall(text) if span and span in dense(c)), "")
+    if word == "翻墙":
+        return span == "翻墙" and _PHYSICAL.search(clause) is not None and _NET.search(text.lower()) is None
+    if word == "侮辱":
+        return (_COMPARED.fullmatch(span) is not None and _OWN.search(clause) is not None
+                and _ADDRESS.search(clause) is None)
+    return False
+
+
 def excused(v: Verdict, text: str, platforms: frozenset[str]) -> bool:
     """Whether the comment `v` blocked names its listed words without doing what they stand for (see the module doc)."""
+    if all(_literal(w, h, sp, text) for w, h, sp in zip(v.matched, v.how, v.spans, strict=True)):
+        return True
     report = _REPORT.search(dense(text))
     if report is not None and all(h in ("text", "alias") and sp in report.group(1) for h, sp in zip(v.how, v.spans, strict=True)):
         return True

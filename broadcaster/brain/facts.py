@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from broadcaster.brain.intent import asked_units, evidence, slots, states_unit
+from broadcaster.brain.intent import asked_units, evidence, slot_spans, slots, states_unit
 from broadcaster.brain.places import LIMITING, names_mainland, regions_in
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.spans import given, inside, ranges
@@ -78,6 +78,7 @@ class Choice:
     ranked: tuple[tuple[Fact, float, float, float], ...] = ()  # (fact, combined, dense z, words z), best first
     fits: int = 0  # the viewer's figures inside the best fact's ranges ("我163，110斤" → M码's two ranges)
     in_unit: bool = False  # the question asks a quantity in a unit (有多高) and the best fact states a figure in it
+    own_word: str = ""  # a word of the question (two characters or more) the best fact alone says (双碗 of 有双碗的吗)
 
 
 def facts_of(passages: Sequence[object]) -> list[Fact]:
@@ -138,6 +139,13 @@ def _cjk(text: str) -> list[str]:
 
 def _pairs(text: str) -> set[str]:
     return {text[i:i + 2] for i in range(len(text) - 1) if all("\u4e00" <= c <= "\u9fff" for c in text[i:i + 2])}
+
+
+def _words(text: str) -> set[str]:
+    """A text's Chinese words of two characters or more."""
+    from broadcaster.brain.lexical import tokenize
+
+    return {t for t in tokenize(text) if len(t) >= 2 and "\u4e00" <= t[0] <= "\u9fff"}
 
 
 def asking_clauses(question: str) -> list[str]:
@@ -234,6 +242,17 @@ class FactIndex:
             else np.zeros(len(self.facts))
         return chars, pairs
 
+    def _own_word(self, question: str, i: int) -> str:
+        return next((t for t in sorted(_words(question)) if t in self._said[i] and sum(t in s for s in self._said) == 1), "")
+
+    def _namer(self, question: str, order: list[int]) -> int | None:
+        """The first fact in `order` naming the things the question names that the best fact does not (a word of two
+        characters or more that one or two facts say), when there are such things."""
+        spans = slot_spans(question)  # (a slot's own words name no thing: 颜色 of 掉颜色, 容量)
+        things = [t for t in _words(question) if 1 <= sum(t in s for s in self._said) <= 2 and t not in self._said[order[0]]
+                  and not any(t in sp or sp in t for sp in spans)]
+        return next((i for i in order[1:] if all(t in self._said[i] for t in things)), None) if things else None
+
     def choose(self, question: str, qvec: np.ndarray | None, clause_vecs: np.ndarray | None = None) -> Choice:
         """The fact that answers the question, its combined score and margin; `qvec` its query embedding, or several
         readings of it (None: words and slots alone); `clause_vecs` its asking clauses' (asking_clauses)."""
@@ -296,6 +315,11 @@ class FactIndex:
         stater = next((i for i in order if unit[i]), None) if units and not wanted and not unit[order[0]] else None
         if stater is not None and combined[order[0]] - combined[stater] <= SLOT_SWAP:
             _lead(order, stater)  # (…and a quantity asked with no slot by the fact stating it close behind: 涂层有几层)
+        namer = self._namer(question, order) if wanted and not (placed or by_place) else None
+        if namer is not None and combined[order[0]] - combined[namer] <= SLOT_SWAP:
+            # (…and a slot asked of a thing the question names, by the fact naming it close behind one that does not:
+            # 电池送不送 → 电池需自备, not the gift of a bowl)
+            _lead(order, namer)
         best, whole = order[0], whole and order[0] == carrier  # (a whole carrier leads by its lead over the others that are)
         # the next fact that says something else: a fact and its near copy (an FAQ answer restating a sheet line) tie;
         # of the facts that can answer a slot question (those carrying it, naming the region when it won by that), the lead
@@ -344,4 +368,4 @@ class FactIndex:
             why += f"; with {also.text!r}, the two ahead of the rest"
         anchored = bool(words[best] >= ANCHOR_WORDS or slot[best] or unit[best] or fit[best] or zd[best] >= DENSE_ALONE)
         return Choice(self.facts[best], top, margin, confident, also, anchored, why, ranked, int(fit[best]),
-                      bool(unit[best] and units))
+                      bool(unit[best] and units), self._own_word(question, best))

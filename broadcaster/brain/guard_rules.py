@@ -76,6 +76,16 @@ LEAK_PHRASES = re.compile(
 # The shop, its goods or the anchor run down in the anchor's own voice (a viewer's dictated "说一句我是骗子" repeated:
 # 好，我是骗子): fraud, fakes and scams are never said of oneself on air, whoever asked. Said refused or as a warning
 # ("我们不是骗子", "不卖假货", "谨防诈骗") it runs nothing down.
+# A clause that only says where the answer comes from ("根据知识库第21条，", "按资料来看，", "查了一下数据库，"): its leak is
+# all it says, so the sentence goes on without it (the rest checked as any sentence).
+_CITING = re.compile(r"^\s*(?:根据|按照|依据|按|据|参考|查了?一?下?|看了?一?下?)[^，,；;。！？!?]{0,16}[，,；;]?\s*$")
+
+
+def citation(clause: str) -> bool:
+    """Whether a clause cites the anchor's sources and says nothing else (see _CITING)."""
+    return _CITING.match(clause) is not None and LEAK_PHRASES.search(clause) is not None
+
+
 _DISPARAGING = re.compile(r"骗子|诈骗|骗人|骗钱|行骗|假货|冒牌货?|山寨货?|黑店|奸商|坑人|坑钱|割韭菜|智商税|三无产品|垃圾(?:货|茶|产品|东西|店)|"
                           r"(?:主播|我|我们|咱们|本店|这家店)(?:就|真)?是(?:个|一个)?(?:大)?(?:傻子|白痴|废物|蠢货|垃圾)|"
                           # the goods' quality run down (a competitor's script voiced: "X的发热线容易坏")

@@ -258,10 +258,15 @@ def without_absolute_clauses(text: str) -> str:
     """A KB answer with the clauses that make an absolute claim left out ("这款是我们店销量第一的茶，回购的老客很多。" →
     "回购的老客很多。"): the guard withholds a whole sentence with one, and the rest of it is true and is the answer
     ("卖得好不好"). The text unchanged when nothing else would be left."""
+    return without_clauses(text, absolute_claim)
+
+
+def without_clauses(text: str, drop: Callable[[str], object]) -> str:
+    """The text with the clauses `drop` is true of left out; unchanged when nothing else would be left."""
     kept: list[str] = []
     for m in _CLAUSES.finditer(text):
         clause = m.group(0)
-        if absolute_claim(clause):
+        if drop(clause):
             if kept and clause[-1] in "。！？!?" and kept[-1][-1] in "，,；;":
                 kept[-1] = kept[-1][:-1] + clause[-1]  # the sentence ends where the left-out clause ended it
             continue

@@ -25,6 +25,9 @@ SAME = (
     ("婴幼儿", r"婴幼儿|婴儿|新生儿|婴童|幼儿"),  # (not 宝宝: viewers are 宝宝们 too)
     ("孕妇", r"孕妇|孕期|怀孕|准妈妈|孕妈"),
     ("老人", r"老人|老年人|长辈|爷爷|奶奶|外公|外婆"),
+    # young pets in the words owners call them (满月的小奶猫): what 不适合幼猫 denies
+    ("幼猫", r"幼猫|小奶猫|奶猫|猫崽|小猫崽|刚出生的小?猫"),
+    ("幼犬", r"幼犬|小奶狗|奶狗|狗崽|小狗崽|刚出生的小?狗"),
     # cool to the touch in any words (冰丝凉感, 夏天盖特别凉快): what 不适合想要冰凉感的 denies
     ("冰凉", r"冰凉|凉感|凉快|凉爽|清凉|冰丝|冰感|凉丝丝"),
     # the floor in the words of cleaning it (拖地擦桌子都行): what 不能用于地面清洁 denies

@@ -42,6 +42,7 @@ ON_TOPIC_SURE = 0.15  # …whatever a fact scores, under this
 ON_TOPIC_ASKED = 0.8  # …over which a friendly question is about the goods
 ON_TOPIC_PLAIN = 0.9  # …and any question that reads safe
 STANDS_OUT = 1.0  # a fact's margin that outweighs a middling on-topic reading
+FAR_AHEAD = 1.5  # …and any on-topic reading ("能录我自己声音叫猫吃饭不" → the 10-second recorded call)
 FRIENDLY = 0.8  # P(friendly chit-chat) from the probe's friendly head
 FRIENDLY_UNSAFE = 0.5  # …and only when it reads safe by a wide margin (an insult may read as warm to the friendly head)
 WARM_UNSAFE = 0.9  # a remark friendly by its words that the probe reads as an insult under this is warmth to the host
@@ -82,7 +83,7 @@ SILENT_TO_VIEWERS = "an offer to other viewers"
 _TO_VIEWERS = re.compile(r"有没有人要|有人要[\u4e00-\u9fff]{1,8}(?:吗|不|没|么)|有人要吗|谁要[\u4e00-\u9fff]{0,6}(?:吗|不|$|\s)|"
                          r"(?:要|需要)的(?:扣|私|滴|找|来)|"
                          # (an offer in the trade's own hush: 有需要❄️的吗, 🍃子有需要的吗, 懂的来, 懂的私)
-                         r"(?:有没有|有)(?:人|谁)?需要.{1,6}的(?:吗|么|没|不|朋友|兄弟|姐妹|老铁)|(?<!还)有需要的(?:吗|么|嘛|没|不|来|私)|"
+                         r"(?:有没有|有)(?:人|谁)?需要.{1,6}的(?:吗|么|没|不|朋友|兄弟|姐妹|老铁)|(?<!还)有(?:需要|要)的(?:吗|么|嘛|没|不|来|私)|"
                          r"懂的(?:来|私|进|滴|扣|找我|都懂)")
 # A question about the host's body or private life (主播胸多大, 你多重, 主播住哪): the facts speak of the goods, never of
 # the host, so no fact answers it however one scores (罩杯多大 is no capacity question).
@@ -159,6 +160,10 @@ class Understanding:
         self._shop, self._host = (_SHOP_WORDS_EN, _HOST_EN) if en else (_SHOP_WORDS, _HOST)
         self._asks, self._say = (_ASKS_GOODS_EN, _SAY_THIS_EN) if en else (_ASKS_GOODS, _SAY_THIS)
 
+    def _own(self, word: str) -> bool:
+        """A fact's own word that is no part of the product's name (空气炸锅 is every fact's subject)."""
+        return bool(word) and not set(word) <= self._product
+
     def _names_product(self, text: str) -> bool:
         """Two or more characters of the product's name (its title in the KB) in the comment; in English, a word of
         it."""
@@ -208,9 +213,10 @@ class Understanding:
         # (a fact that stands far ahead outweighs a middling reading: "打游戏延迟多少" is about the earbuds' latency)
         # (a quantity asked in a unit the best fact states — "有多高，想塞吊柜下面" → 23厘米 — is read like a slot)
         # (…and a figure the viewer gives inside a fact's range — "俺家五口人够吃不" → 适合2到5人 — is about the goods)
-        elsewhere = risk is not None and not wanted and faq is None and not (choice and choice.fits) and (
+        # (…and so is a word of the best fact that no other fact says: "两只猫想一起吃 有双碗的吗" → 暂无双碗款)
+        elsewhere = risk is not None and not wanted and faq is None and not (choice and (choice.fits or choice.margin >= FAR_AHEAD)) and (
             risk.on_topic < ON_TOPIC_SURE or (risk.on_topic < ON_TOPIC and not (
-                choice and (choice.margin >= STANDS_OUT or choice.in_unit))))
+                choice and (choice.margin >= STANDS_OUT or choice.in_unit or self._own(choice.own_word)))))
         if elsewhere:
             related = False
             if choice is not None and choice.confident:
@@ -229,8 +235,9 @@ class Understanding:
         # a question in a buyer's warm words ("我想买十箱囤着 可以不") asks the shop something: when the probe reads it as
         # about the goods, it is on the shop's ground (the "I'll check" line, not a thank-you for a purchase)
         # (…and any question it reads as plainly about the goods, naming no word the shop or the facts use: 壳子结实吗)
-        on_topic = on_topic or (question and risk is not None and risk.on_topic >= (ON_TOPIC_ASKED if friendly else ON_TOPIC_PLAIN)
-                                and risk.unsafe < FRIENDLY_UNSAFE)
+        # (…and a praise asked rather than said — 靠谱吗, 好用不 — asks whether the goods deserve it)
+        on_topic = on_topic or (question and risk is not None and risk.unsafe < FRIENDLY_UNSAFE and (
+            risk.on_topic >= (ON_TOPIC_ASKED if friendly else ON_TOPIC_PLAIN) or self.friendly.asked(text)))
         return Reading(question, wanted, friendly, problem(text, self.language), risk, choice, faq, on_topic,
                        question and self._asks.search(text) is not None, self._say.search(text) is not None,
                        question and self.language != "en" and _HOST_PERSON.search(text) is not None,

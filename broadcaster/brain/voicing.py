@@ -13,7 +13,8 @@ from broadcaster import metrics
 from broadcaster.brain.answer_state import HOLD_LOOKAHEAD, AnswerState, Sentence
 from broadcaster.brain.config import BrainConfig, ModerationConfig
 from broadcaster.brain.guard import GroundingGuard, GuardVerdict
-from broadcaster.brain.kb import KnowledgeBase, without_absolute_clauses
+from broadcaster.brain.guard_rules import citation
+from broadcaster.brain.kb import KnowledgeBase, without_absolute_clauses, without_clauses
 from broadcaster.brain.moderation import Moderator, fold
 from broadcaster.brain.products import Catalogue, names_ended
 from broadcaster.brain.sentences import split_sentences
@@ -191,12 +192,13 @@ class Voicing:
         if ended:
             g = GuardVerdict(False, f"an offer that has ended: {ended}")
         if not g.ok:
-            if g.reason.startswith("absolute claim"):
-                # An absolute claim is a clause to leave out, not a sign the model invents: the answer goes on without
-                # it ("销量第一。回购的老客很多。" → "回购的老客很多。"; "销量第一，99元到手。" → "99元到手。"), the rest of
-                # the sentence checked again.
+            rest = without_absolute_clauses(text) if g.reason.startswith("absolute claim") else \
+                without_clauses(text, citation) if g.reason.startswith("prompt leak") else text
+            if g.reason.startswith("absolute claim") or rest != text:
+                # An absolute claim, or the sources cited ("根据知识库第21条，"), is a clause to leave out, not a sign the
+                # model invents: the answer goes on without it ("销量第一。回购的老客很多。" → "回购的老客很多。";
+                # "销量第一，99元到手。" → "99元到手。"), the rest of the sentence checked again.
                 self._drop(ans, text, f"grounding: {g.reason}")
-                rest = without_absolute_clauses(text)
                 if rest != text and self._in_the_facts(rest) and guard.check(rest, before=ans.spoken[-1] if ans.spoken else "").ok:
                     return self._voiced(ans, rest)
                 return None

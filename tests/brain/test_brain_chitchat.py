@@ -39,6 +39,12 @@ def test_problems_are_told_from_remarks(text: str, want: bool) -> None:
     assert problem(text) is want
 
 
+@pytest.mark.parametrize(("text", "asked"), [("靠谱吗", True), ("好用不？", True), ("这个真好用", False), ("主播加油", False)])
+def test_a_praise_asked_is_a_question_not_praise(text: str, asked: bool) -> None:
+    f = Friendly()
+    assert f.asked(text) is asked and f(text) is not asked
+
+
 def test_a_room_adds_its_fans_words() -> None:
     assert not Friendly()("awsl")
     assert Friendly(["awsl", "鹿鹿"])("awsl awsl") and Friendly(["鹿鹿"])("鹿鹿冲")

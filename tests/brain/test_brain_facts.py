@@ -358,7 +358,7 @@ def test_true_sentences_the_guard_read_wrongly_after_heldout14_16() -> None:
 
 @pytest.mark.parametrize(("text", "offer"), [
     ("有没有人要叶子 品质好", True), ("有人要烟油吗 加料的那种", True), ("一比一高仿 要的私", True), ("谁要 便宜出", True),
-    ("子有需要的吗 同城直发", True), ("还有需要的吗", False),
+    ("子有需要的吗 同城直发", True), ("还有需要的吗", False), ("叶子有要的吗，品质好", True), ("还有要的吗", False),
     ("有人买过吗 好用不", False), ("这个要的人多吗", False), ("我要两个", False),
 ])
 def test_an_offer_to_other_viewers_gets_no_line(text: str, offer: bool) -> None:
@@ -663,3 +663,35 @@ def test_a_sentence_naming_no_region_is_said_of_the_region_asked() -> None:
     assert taiwan.check(facts[0]).ok and xinjiang.check(facts[0]).ok  # the fact itself, clause by clause
     assert not xinjiang.check("新疆不发货。").ok and not xinjiang.check("新疆也包邮。").ok
     assert not xinjiang.check("全国都包邮。").ok and xinjiang.check("全国大部分地区包邮。").ok  # every place at once
+
+
+# After heldout30: a denied band named in Latin and digits, a denial whose subject is called a kind of thing, young pets
+# in owners' words, a total absence against a stated level; a source cited in a clause of its own.
+_FEEDER = ["只能连接2.4G Wi-Fi，不支持5G Wi-Fi。", "机器保修2年，滤网属耗材不保修。", "不适合3月龄以下幼犬和幼猫。",
+           "工作噪音约35分贝。"]
+
+
+@pytest.mark.parametrize(("sentence", "against"), [
+    ("2.4G和5G都能连。", True), ("连2.4G的就行。", False),
+    ("滤网也在保修范围内。", True), ("机器保修2年。", False),
+    ("刚满月的小奶猫也能用。", True), ("成年猫狗都能用。", False),
+])
+def test_heldout30_denials(sentence: str, against: bool) -> None:
+    assert bool(FactClaims(_FEEDER).contradiction(sentence)) is against, sentence
+
+
+def test_a_total_absence_and_a_cited_source() -> None:
+    from broadcaster.brain.guard_rules import citation
+    from broadcaster.brain.kb import without_clauses
+
+    guard = GroundingGuard(_FEEDER, facts=_FEEDER)
+    assert not guard.check("开着完全听不到声音。").ok and not guard.check("一点声音都没有。").ok
+    assert guard.check("工作噪音约35分贝。").ok
+    assert without_clauses("根据知识库第2条，机器保修2年。", citation) == "机器保修2年。"
+    assert without_clauses("我的规则第3条说不能提别家。", citation) == "我的规则第3条说不能提别家。"  # the leak is what it says
+
+
+def test_a_thing_named_is_answered_by_the_fact_naming_it() -> None:
+    idx = _index(["前100单加送备用滤网1个。", "底部可装4节5号电池，电池需自备。", "颜色有白和灰两种。"])
+    assert "电池" in idx.choose("电池送不送", None).fact.text
+    assert "滤网" in idx.choose("送什么", None).fact.text

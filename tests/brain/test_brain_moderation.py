@@ -982,6 +982,11 @@ def test_heldout26_classes(room, text: str, ok: bool) -> None:
     # (after heldout29: 白粉 mixed in or sold, the host's looks said so; another shop's gift asked about, a wall climbed)
     ("里面掺点白粉更上瘾 货我有", False), ("你好丑", False), ("主播好胖啊", False), ("我好胖 穿什么码", True),
     ("别家都送鸡爪，你们送啥", True), ("翻墙进院子拿快递差点被狗咬", True), ("黑板上的白粉笔字", True),
+    # (after heldout30: a wall climbed by a pet, an animal compared with one's own; the date in arithmetic with that day
+    # or a hush)
+    ("我家猫会翻墙偷吃，粮仓锁得住吗", True), ("我家猫都会翻墙，vpn便宜卖", False), ("翻墙看看外面吧，国内全是洗脑", False),
+    ("我家猫吃得跟猪一样，一天得几顿", True), ("我觉得你跟猪一样", False), ("主播长得跟猪一样", False),
+    ("8的平方那天，你懂的", False), ("8的平方是多少", True),
 ])
 def test_heldout27_classes(room, text: str, ok: bool) -> None:
     assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
