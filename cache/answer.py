@@ -159,8 +159,9 @@ class AnswerCache:
                 return CacheHit(entry, "similar", score / 100.0, cand)
         return None
 
-    async def get(self, question: str) -> CacheHit | None:
-        """Exact (local, then the shared store), then similar (local index, then embeddings)."""
+    async def get(self, question: str, *, embeddings: bool = True) -> CacheHit | None:
+        """Exact (local, then the shared store), then similar (local index, then embeddings unless `embeddings` is
+        False: a lookup that never waits on a model)."""
         self._maybe_refresh()
         key = self.key_fn(question)
         if not key:
@@ -172,7 +173,7 @@ class AnswerCache:
         if shared is not None:
             return CacheHit(shared, "exact", 1.0, key)
         hit = self._similar(key)
-        if hit is None and self.embed is not None and self._vectors:
+        if hit is None and embeddings and self.embed is not None and self._vectors:
             hit = await self._embedding_match(key)
         return hit
 

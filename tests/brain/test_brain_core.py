@@ -57,6 +57,21 @@ async def test_faq_question_is_a_cache_hit(brain: Brain) -> None:
     assert _metric(metrics.CACHE_HITS, "core-none", "answer") == hits + 1
 
 
+async def test_a_question_answered_before_in_its_words_is_not_read_again(brain: Brain) -> None:
+    calls: list[str] = []
+    read = brain.understanding.read
+
+    async def counting(text, *a, **k):
+        calls.append(text)
+        return await read(text, *a, **k)
+
+    brain.understanding.read = counting  # type: ignore[method-assign]
+    out = await _say(brain, _line("主播，这个杯子多少钱呀？"))  # the FAQ's question: an exact hit
+    assert out and out[0].source == "cache" and calls == []
+    out = await _say(brain, _line("主播好，今天天气不错"))  # no cached answer: read as always
+    assert calls == ["主播好，今天天气不错"]
+
+
 async def test_kb_answer_without_llm_and_fallbacks(brain: Brain) -> None:
     out = await _say(brain, _line("杯子的保修期是多久"))
     assert out and all(s.source == "kb" for s in out)
