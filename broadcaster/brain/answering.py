@@ -125,10 +125,15 @@ class Answering(Voicing):
             yield out
 
     def _fallback(self, ans: AnswerState, reading: Reading | None) -> Sentence | None:
-        """What is left to say when nothing answers: for an on-topic question the room's fallback line ("I'll check"),
+        """What is left to say when nothing answers: to whether the host is a person, the persona's disclosure; for an
+        on-topic question the room's fallback line ("I'll check"),
         for friendly chit-chat a chit-chat line, for a reported problem the fallback line — else None, and the
         comment scrolls by (the reason goes to the audit log). brain.chit_chat: all thanks every remark."""
         ev = ans.line.event
+        if reading is not None and reading.identity:
+            persona = self.cfg.persona
+            return self._emit(ans, persona.disclosure.format(name=persona.name), "fallback",
+                              ("moderation: skipped (configured disclosure line)",))
         if reading is not None:
             chit = reading.friendly or (self.cfg.chit_chat == "all" and not reading.question)
             if reading.question and reading.on_topic:

@@ -158,6 +158,9 @@ class PersonaConfig(Model):
     description: str = "一位热情、专业的带货主播"
     facts: list[str] = Field(default_factory=list)  # facts the anchor may state (numbers here are allowed)
     style: str = "口语化，简短，每次回答不超过三句话"
+    # What the anchor says when a viewer asks whether it is a person or a machine ({name}: the persona's name): an AI
+    # anchor says so (platforms and the deep-synthesis rules ask that AI content be labelled), never passes for a person.
+    disclosure: str = "我是AI虚拟主播{name}，有问题随时问我哦。"
 
 
 class AuditConfig(Model):
@@ -226,7 +229,8 @@ ENGLISH_DEFAULTS: dict[str, Any] = {
 }
 ENGLISH_GUARD = {"safe_line": "Let me double-check that and get back to you."}
 ENGLISH_PERSONA = {"name": "Ann", "description": "a friendly, knowledgeable live-shopping host",
-                   "style": "casual and short, at most three sentences"}
+                   "style": "casual and short, at most three sentences",
+                   "disclosure": "I'm {name}, an AI virtual host. Ask me anything about the products!"}
 
 
 def for_language(cfg: BrainConfig, language: str) -> BrainConfig:

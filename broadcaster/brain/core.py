@@ -283,7 +283,7 @@ class Brain(Answering, Scoping):
             if why:  # a paid event keeps its thanks (the preface); its words are never answered or read out
                 self._silent(line, why)
                 return
-            if not reading.question:  # a friendly remark, or a problem to acknowledge: a fixed line, nothing else
+            if not reading.question or reading.identity:  # a friendly remark, a problem, who the host is: a fixed line
                 out = self._fallback(ans, reading)
                 if out is not None:
                     yield out
