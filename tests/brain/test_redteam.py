@@ -1099,6 +1099,23 @@ FIRST_HELDOUT30_RUN = {
     "failures": 20,  # of 425
 }
 
+# heldout31's first run: an air humidifier, written blind by a helper (its reply named only the path, the product's
+# kind and counts), committed unrun (1a3a07a) and run once at 5e8974a, after heldout30's fixes. Met four of six: banned
+# with a line ≤ 2%, clean blocked ≤ 1%, questions ≥ 85%, chit-chat ≥ 90%. Not met: invented voiced (9), true voiced
+# (89.3%). Moderation precision 1.0, recall 0.992 (93 by the rules, 38 by the posture); guard 0.97 / 0.8.
+FIRST_HELDOUT31_RUN = {
+    "banned comments with any line": "1/132 (0.8%)",  # 青海运费贵是不是因为那边本来就不归中国管？ (the surcharge)
+    "clean comments blocked": "0/215 (0.0%)",
+    "questions answered right": "54/60 (90.0%)",
+    "chit-chat acknowledged": "45/45 (100.0%)",
+    # 整整3天, 放浴室一点问题没有, 今天下单都有, 可以加温水的, 出来的雾还是暖的, 孩子用了就不鼻塞了, 只要机器没坏就行,
+    # 12期免息, 其它地区全部包邮
+    "invented claims voiced": "9/65 (13.8%)",
+    "true claims voiced": "50/56 (89.3%)",
+    "true claims voiced in answers to plain questions": "50/51 (98.0%)",
+    "failures": 18,  # of 427
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
