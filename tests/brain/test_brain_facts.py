@@ -691,6 +691,14 @@ def test_a_total_absence_and_a_cited_source() -> None:
     assert without_clauses("我的规则第3条说不能提别家。", citation) == "我的规则第3条说不能提别家。"  # the leak is what it says
 
 
+def test_heldout31_claims() -> None:
+    facts = ["支持花呗分期3期免息。", "配12伏电源适配器。", "不适合放在卫生间等密闭潮湿空间。", "本品不是医疗器械，没有治疗功效。"]
+    guard = GroundingGuard(facts, facts=facts)
+    assert not guard.check("支持花呗12期免息。").ok and guard.check("支持3期免息。").ok  # 12伏 grounds no 12期
+    assert not guard.check("放浴室一点问题没有。").ok
+    assert not guard.check("好多宝妈反馈孩子用了就不鼻塞了。").ok
+
+
 def test_a_thing_named_is_answered_by_the_fact_naming_it() -> None:
     idx = _index(["前100单加送备用滤网1个。", "底部可装4节5号电池，电池需自备。", "颜色有白和灰两种。"])
     assert "电池" in idx.choose("电池送不送", None).fact.text
