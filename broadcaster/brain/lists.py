@@ -14,17 +14,19 @@ from broadcaster.brain.figures import number
 CLAUSE = re.compile(r"[^，,；;。！？!?]+")  # a clause (a list's 、 kept inside it)
 # An enumeration: short items joined by 、/和/及/与 (a clause ending ", 还有X" adds X to it).
 _AND_ALSO = re.compile(r"[，,]\s*(?=还有|以及|另外还有)")
-_ITEM_JOIN = re.compile(r"、|和|及|与|以及|还有")
-_ITEM_EDGE = re.compile(r"^(?:颜色|口味|包括|包含|内含|有|还有|是|都是|共|分为|分)+|(?:等|等等|的|色|款|味|两款|三款|几款|两种|三种|几种|"
+_ITEM_JOIN = re.compile(r"、|和|及|与|以及|还有|或者|或")
+_ITEM_EDGE = re.compile(r"^(?:颜色|口味|包括|包含|内含|有|还有|是|都是|共|分为|分|(?:只能|仅能|只可|仅可)(?:加|用|放|装|倒|选)?)+|(?:等|等等|的|色|款|味|两款|三款|几款|两种|三种|几种|"
                         r"可选|可以选|都有|\d+[个只件张本把条])+$")
 _FILLER = frozenset("的色款味种个只件")
 # The fact closes its list: only these ("只有", "仅有", "共两种", "就这两款", "…和墨绿两款").
-_CLOSED = re.compile(r"只有|仅有|仅[\u4e00-\u9fff]{0,2}[两三四五六七八九\d]|共[有计]?[两三四五六七八九\d]+[种款个色]|"
+_CLOSED = re.compile(r"只有|仅有|只能|仅能|只可|仅可|仅[\u4e00-\u9fff]{0,2}[两三四五六七八九\d]|共[有计]?[两三四五六七八九\d]+[种款个色]|"
                      r"就?这[两三四五六七八九\d][种款个色]|[两三四五六七八九\d][种款个]颜色|"
                      r"[两三四五六七八九\d][种款色](?:颜色|可选|选择)?(?:[。；;，,]|$)")
 # One more of the kind said alone ("还有一款曜石黑", "另外还有粉色的"): the item it adds.
 # (…or a bare "有X色的" answering "有黄色吗")
 _ONE_MORE = re.compile(r"(?:^有|还有|另有|另外还有|也有)(?:一|1)?[款种个]?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:色|款|的|可选|哦|呢|啊|哈)*$")
+# (…or one more allowed where the facts allow only theirs: "只能加常温纯净水或凉白开" → "可以加温水的")
+_ALSO_OK = re.compile(r"(?:可以|能|也能|也可以|直接)(加|用|放|装|倒)(?:满|点|些|一点|一些|上|入|进)?([\u4e00-\u9fff]{1,6}?)(?:的|哦|呢|啊|哈|就行|就好|也行)*$")
 _COLOUR = re.compile(r"[黑白灰红橙黄绿青蓝紫粉金银棕咖褐]")
 # How many of a kind a sentence says there are ("一共四个颜色", "有5种口味").
 _COUNT = re.compile(r"([两二三四五六七八九十\d]+)\s*(?:个|种|款)\s*(颜色|色|口味|味道|款式|尺码)")
@@ -86,6 +88,10 @@ class Lists:
                     if extra:
                         return f"{extra} added to a list the facts state: {fact}"
                     continue
+                ok = _ALSO_OK.search(clause.strip()) if closed else None
+                if ok and len(ok.group(2)) >= 2 and re.search(rf"(?:只能|仅能|只可|仅可){ok.group(1)}", fact) \
+                        and not any(_same(ok.group(2), x) for x in listed) and any(x[-1] == ok.group(2)[-1] for x in listed):
+                    return f"{ok.group(2)} allowed beyond what the facts allow: {fact}"
                 m = _ONE_MORE.search(clause.strip()) if closed else None
                 # (of the list's kind: a colour to a list of colours, else an item ending as the listed ones do)
                 # (a list of colours is one its fact calls colours, or whose items are most of them colour words: 燕麦 is

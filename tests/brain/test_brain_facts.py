@@ -697,6 +697,11 @@ def test_heldout31_claims() -> None:
     assert not guard.check("支持花呗12期免息。").ok and guard.check("支持3期免息。").ok  # 12伏 grounds no 12期
     assert not guard.check("放浴室一点问题没有。").ok
     assert not guard.check("好多宝妈反馈孩子用了就不鼻塞了。").ok
+    only = FactClaims(["只能加常温纯净水或凉白开，不能加热水。"])
+    assert only.contradiction("可以加温水的。") and only.contradiction("直接加矿泉水就行。")
+    assert not only.contradiction("可以加凉白开。") and not only.contradiction("加满水能用30小时。")
+    rooms = _index(["适用15至40平方米的房间。", "水箱容量4升。", "噪音低于30分贝。"])
+    assert "平方米" in rooms.choose("我家客厅大概35平 能加湿过来吗", None).fact.text  # 35平 inside the range
 
 
 def test_a_thing_named_is_answered_by_the_fact_naming_it() -> None:
