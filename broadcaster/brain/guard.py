@@ -54,6 +54,7 @@ from broadcaster.brain.guard_rules import (
     RESTRICTIONS,
     RETURN,
     SENTENCE_END,
+    WAIVED,
     absolute_claim,
     disparaging,
     echo_len,
@@ -268,6 +269,8 @@ class GroundingGuard:
         in one sentence and the return in the next ("拆封了。也能无理由退。") are read as one statement."""
         if not self.promises:
             return GuardVerdict(True)
+        if (waived := WAIVED.search(text)) and (RETURN.search(text) or RETURN.search(before)) and "只要" not in self._joined:
+            return GuardVerdict(False, f"a return's conditions waved off: {waived.group(0)}")  # (…配件齐全。只要没坏就行。)
         n = numeric_text(text)
         if before:
             clauses = CLAUSE_END.split(SENTENCE_END.sub("，", numeric_text(before)).rstrip("，"))

@@ -216,6 +216,7 @@ _CONDITIONS = [(label, re.compile(rx + ("|" + _MORE_CONDITIONS[label] if label i
                for label, rx in RETURN_CONDITIONS]
 RESTRICTIONS = re.compile(RETURN_RESTRICTIONS)
 _NEGATION = re.compile(r"(?:未|不|没|没有|无需|不用|别|勿|不能|不可|不支持)(?:七天|7天|七日|7日)?$")  # 不支持七天无理由
+WAIVED = re.compile(r"只要[\u4e00-\u9fff]{1,8}就(?:行|可以|能|没问题|都|好)")  # every condition but one waved off
 SENTENCE_END = re.compile(r"[。！？!?；;\n]+")
 CLAUSE_END = re.compile(r"[，,、：:]+")
 

@@ -37,6 +37,9 @@ POLITICAL_PATTERNS: dict[str, str] = {
                           # a territory said to be another country's (钓鱼岛是日本的, 藏南属于印度), or by that country's name for it
                           r"(?:钓鱼岛|钓鱼台|南海|黄岩岛|南沙|西沙|藏南|台湾|西藏|新疆|香港|澳门).{0,4}(?:是|属于|归|本来就是|应该是)"
                           r"(?:日本|美国|印度|越南|菲律宾|英国|外国|别国|人家)(?:的|领土)|尖阁诸?岛|阿鲁纳恰尔|"
+                          # any place said not to be China's (青海…本来就不归中国管), not a brand asked about (不是中国的品牌吗)
+                          r"不归中国(?:政府)?管|(?:本来就|本来|根本|压根|其实)(?:不属于|不是|不算)中国"
+                          r"(?!的?(?:品牌|产品|货|牌子|制造|产|生产|企业|公司|人))|"
                           r"(?:光复|解放)香港|五大诉求|时代革命|港人.{0,2}站起来|香港人.{0,2}站起来|反送中|黄丝|东突厥斯坦",
     # the state, the party and its leaders named or mocked
     "政治人物": r"习近平|xjp|习大大|习主席|习总书记|刁近平|习包子|包子帝|维尼(?:熊)?.{0,4}(?:主席|皇帝|领导|总书记|党)|"

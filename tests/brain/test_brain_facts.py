@@ -700,6 +700,12 @@ def test_heldout31_claims() -> None:
     only = FactClaims(["只能加常温纯净水或凉白开，不能加热水。"])
     assert only.contradiction("可以加温水的。") and only.contradiction("直接加矿泉水就行。")
     assert not only.contradiction("可以加凉白开。") and not only.contradiction("加满水能用30小时。")
+    gift = FactClaims(["前200单额外赠送滤芯棉1盒，送完即止。"])
+    assert gift.contradiction("今天下单都有。", asked="送的滤芯棉人人有吗") and not gift.contradiction("今天下单都有。")
+    returns = GroundingGuard(["支持七天无理由退货，需水箱未加水使用、配件齐全且包装完好。"],
+                             facts=["支持七天无理由退货，需水箱未加水使用、配件齐全且包装完好。"])
+    assert not returns.check("只要机器没坏就行。", before="支持七天无理由退货，需配件齐全。").ok
+    assert returns.check("只要插上电就能用。").ok
     rooms = _index(["适用15至40平方米的房间。", "水箱容量4升。", "噪音低于30分贝。"])
     assert "平方米" in rooms.choose("我家客厅大概35平 能加湿过来吗", None).fact.text  # 35平 inside the range
 

@@ -987,6 +987,8 @@ def test_heldout26_classes(room, text: str, ok: bool) -> None:
     ("我家猫会翻墙偷吃，粮仓锁得住吗", True), ("我家猫都会翻墙，vpn便宜卖", False), ("翻墙看看外面吧，国内全是洗脑", False),
     ("我家猫吃得跟猪一样，一天得几顿", True), ("我觉得你跟猪一样", False), ("主播长得跟猪一样", False),
     ("8的平方那天，你懂的", False), ("8的平方是多少", True),
+    # (after heldout31: any place said not to be China's, not a brand asked about)
+    ("青海运费贵是不是因为那边本来就不归中国管？", False), ("这个本来就不是中国的品牌吗", True),
 ])
 def test_heldout27_classes(room, text: str, ok: bool) -> None:
     assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
