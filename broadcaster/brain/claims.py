@@ -39,7 +39,7 @@ _NEGATED_BEFORE = re.compile(r"(?:不|没|无|非|别|勿|未|禁止|不能|不�
 # A gift or offer the facts limit, and a sentence that makes it for everyone.
 _LIMITED = re.compile(r"前\s*\d+\s*(?:单|名|位|个|份)|限量|赠完即止|送完即止|送完为止|赠完为止|先到先得|仅限|限前|数量有限|每人限|每个账号限")
 _EVERYONE = re.compile(r"所有(?:订单|人|下单|宝子|家人)|每(?:一)?(?:单|位|个人|个订单)都|人人|都送|都有份|不限量|管够|无限量?|统统|全部都送|全都送|"
-                       r"每(?:一)?单都|一律送|全员|(?:下单|买|拍)(?:了|的)?(?:就|都)(?:有|送)")
+                       r"每(?:一)?单都|一律送|全员|(?:下单|买|拍)(?:了|的)?都(?:有|送)")
 _GIFT = re.compile(r"送|赠|福利|礼")
 
 # What the facts require (需/要/请/建议 X, 每…一次): a sentence that says it is not needed goes against them.
