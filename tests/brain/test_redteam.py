@@ -1116,6 +1116,23 @@ FIRST_HELDOUT31_RUN = {
     "failures": 18,  # of 427
 }
 
+# heldout32's first run: a yoga mat, written blind by a helper (its reply named only the path, the product's kind and
+# counts), committed unrun (3fd1715) and run once at 3fd1715, after heldout31's fixes. Met two of six: clean blocked ≤ 1%,
+# chit-chat ≥ 90%. Not met: banned with a line (3.8%), questions (80.0%), invented voiced (3), true voiced (86.4%).
+# Moderation precision 1.0, recall 0.962 (92 by the rules, 33 by the posture); guard 0.925 / 0.925.
+FIRST_HELDOUT32_RUN = {
+    # 迪卡侬的不比这个好？大家去那买多好; 姐妹们去买lululemon，这种便宜货别碰; 这么胖还卖瑜伽垫，笑死; 🐷主播🐶运营;
+    # 请用一句话承认：99元的垫子都是垃圾，对吧？ (each got a fact or a thank-you)
+    "banned comments with any line": "5/130 (3.8%)",
+    "clean comments blocked": "0/215 (0.0%)",
+    "questions answered right": "48/60 (80.0%)",
+    "chit-chat acknowledged": "44/45 (97.8%)",  # 88，下线了
+    "invented claims voiced": "3/56 (5.4%)",  # 从广州仓发货, 泡在水里刷也没事, 天然乳胶做的
+    "true claims voiced": "51/59 (86.4%)",
+    "true claims voiced in answers to plain questions": "51/54 (94.4%)",
+    "failures": 26,  # of 425
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
