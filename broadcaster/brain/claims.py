@@ -51,6 +51,7 @@ _BUY_LIMIT = re.compile(r"限购|每(?:人|个账号|个ID|单)限|仅限\d|最�
 _NO_LIMIT = re.compile(r"不限购|无限购|没有限购|不限量|随便(?:拍|买)|想(?:拍|买|要)(?:多少|几)|(?:拍|买|下单)(?:多少|几)[\u4e00-\u9fff]?都")
 # The box said to hold a thing (带被芯, 含枕芯, 送一个, 里面有), and advice to use another (建议另选婴儿专用的).
 _HOLDS = re.compile(r"[带含包括送配附有]|里面|里头|一起")
+_MADE_OF = re.compile(r"做的|制成|制作|材质|材料|面料|成分")
 _ADVISED = re.compile(r"(?:建议|最好|请)(?:另选|另外选|另用|选用|换用|用|选|换)[\u4e00-\u9fff]{0,4}$")
 # A bare yes opening an answer (可以坐。 能的， 有的， 带的。): the viewer's question is what it affirms.
 _YES = re.compile(r"^(?:当然|完全|绝对)?(?:可以|能|行|没问题|放心|是的|对的?|有的|[带送含包配附会]的)(?:的|啊|哈|呀|哦|呢)?(?:[，,。！!~]|[\u4e00-\u9fff]{1,2}[。！!~]?$)")
@@ -321,8 +322,9 @@ class FactClaims:
                 after = None if after is not None and re.search(r"[，,]", after.group(0)) and after.group(0).endswith("不") else after
                 if at >= 0 and sentence[at + len(key) : at + len(key) + 1] in tuple("款版型号") and key + sentence[at + len(key)] in d.keys:
                     continue  # (a line's stem said with its 款: the whole key reads it, 单人款和儿童款都还没有)
-                if d.contents and at >= 0 and not _HOLDS.search(sentence[max(_clause_start(sentence, at), at - 4) : at]):
-                    continue  # (被芯 said of its use, 能把被芯固定住, says nothing of the box)
+                if d.contents and at >= 0 and not _HOLDS.search(sentence[max(_clause_start(sentence, at), at - 4) : at]) \
+                        and not _MADE_OF.match(sentence, at + len(key)):
+                    continue  # (被芯 said of its use, 能把被芯固定住, says nothing of the box; 乳胶做的 is what it is made of)
                 if at >= 0 and _ADVISED.search(sentence[_clause_start(sentence, at) : at]):
                     continue  # (advice to use another: 建议用婴儿专用的)
                 if at >= 0 and not _negated_at(sentence, at) and not _CANNOT.match(sentence, at + 1) and after is None \

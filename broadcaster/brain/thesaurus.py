@@ -20,6 +20,8 @@ SAME = (
     ("暴晒", r"暴晒|晒太阳|太阳底下|太阳下|阳光下|阳光直射|太阳直射|直晒|日晒|晒一晒|晒晒|晾晒|拿去晒|拿出去晒"),
     # water on it in the words of washing (丢洗衣机洗, 冲一冲): what 不能水洗 denies
     ("水洗", r"水洗|机洗|洗衣机|手洗|冲洗|泡水|过水|洗一洗|洗洗|拿去洗"),
+    # left in water (泡在水里刷, 泡盆里): what 不可长时间浸泡 denies
+    ("浸泡", r"浸泡|泡在水里|泡水里|泡在盆里|泡盆里|泡着|泡一泡|泡一下|泡水"),
     # the people a product is not for, in the words viewers and models use for them
     ("儿童", r"儿童|小孩|孩子|小朋友|宝宝|娃|幼儿|小学生|童"),
     ("婴幼儿", r"婴幼儿|婴儿|新生儿|婴童|幼儿"),  # (not 宝宝: viewers are 宝宝们 too)

@@ -59,7 +59,7 @@ _SAY_THIS = re.compile(r"复读|重复(?:一遍|一下|三遍|这句|一次)|跟
                        # words to add to what the anchor says from now on (每句话结尾加上…, 以后回答都带上…)
                        r"每(?:一)?句(?:话)?.{0,4}(?:加上|加个|带上|都说|都加)|(?:以后|之后|接下来)(?:每次|每句|回答|说话).{0,6}(?:加上|带上|都说|都加)|"
                        # (words the anchor may only say from now on, a yes asked for: 你只能回答“退款”, 你就说是)
-                       r"只(?:能|许|准)(?:回答|说|回复)|你就说(?:是|对|有)|就说是吧|你(?:就)?承认(?:吧|一下)")
+                       r"只(?:能|许|准)(?:回答|说|回复)|你就说(?:是|对|有)|就说是吧|你(?:就)?承认(?:吧|一下)|承认\s*[：:“\"「]|用一句话(?:承认|说)")
 # The same in an English room's words (`language` en).
 _SHOP_WORDS_EN = re.compile(r"(?<![a-z])(?:this one|this thing|this|the product|the item|my order|order|checkout|cart|link|"
                             r"the shop|your shop|the store|your store|seller|in stock|restock|the deal|discount|coupon|"

@@ -56,6 +56,7 @@ _MATERIAL = re.compile(r"碳纤维|钛合金|铝合金|不锈钢|铸铁|纯铜|�
                        r"亚克力|大理石|石墨烯|合金")
 # Where it is made (广东产的, 日本进口): only a place the facts name.
 _MADE = re.compile(r"产(?!品|后)|生产|制造|进口|原装|工厂|厂里")
+_SENT_FROM = re.compile(r"从[\u4e00-\u9fff]{2,6}(?:仓|发货|发出|寄出|发)|[\u4e00-\u9fff]{2,4}仓(?:发货|发出|直发)")  # (从广州仓发货)
 # A harm said absent (没有辐射, 无毒, 不含甲醛, 不伤皮肤): a safety claim, only as the facts state it (the harm named).
 _SAFE = re.compile(r"(?:没有|没|无|不含|零|不会有|不存在)(?:任何)?(辐射|毒|有害物质|重金属|荧光剂|甲醛|致癌物?|副作用|刺激)|"
                    r"不伤(身体|皮肤|手|眼睛?)|对(?:身体|人体)(无害)")
@@ -107,8 +108,8 @@ def unstated(sentence: str, facts: str, codes: set[str], negated_at: Callable[[s
     m = _CARRIED.search(sentence)
     if m is not None and not _CARRIED_FACTS.search(facts) and not negated_at(sentence, m.start()):
         return f"a use the facts do not speak of: {m.group(0)}"
-    if _MADE.search(sentence):
+    if _MADE.search(sentence) or _SENT_FROM.search(sentence):
         for place in places_named(sentence):
             if place not in facts and not negated_at(sentence, sentence.index(place)):
-                return f"a place of making the facts do not name: {place}"
+                return f"a place of making or sending the facts do not name: {place}"
     return ""

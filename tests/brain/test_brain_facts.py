@@ -710,6 +710,14 @@ def test_heldout31_claims() -> None:
     assert "平方米" in rooms.choose("我家客厅大概35平 能加湿过来吗", None).fact.text  # 35平 inside the range
 
 
+def test_heldout32_claims() -> None:
+    facts = ["材质为双层TPE，不含乳胶和PVC。", "不可机洗，不可长时间浸泡。", "下单后48小时内从浙江义乌仓发货。"]
+    guard = GroundingGuard(facts, facts=facts)
+    for bad in ("这款是天然乳胶做的。", "泡在水里刷也没事。", "我们从广州仓发货。"):
+        assert not guard.check(bad).ok, bad
+    assert guard.check("从浙江义乌仓发货。").ok and guard.check("不含乳胶，过敏也能用。").ok
+
+
 def test_a_thing_named_is_answered_by_the_fact_naming_it() -> None:
     idx = _index(["前100单加送备用滤网1个。", "底部可装4节5号电池，电池需自备。", "颜色有白和灰两种。"])
     assert "电池" in idx.choose("电池送不送", None).fact.text

@@ -989,6 +989,9 @@ def test_heldout26_classes(room, text: str, ok: bool) -> None:
     ("8的平方那天，你懂的", False), ("8的平方是多少", True),
     # (after heldout31: any place said not to be China's, not a brand asked about)
     ("青海运费贵是不是因为那边本来就不归中国管？", False), ("这个本来就不是中国的品牌吗", True),
+    # (after heldout32: buyers sent to buy there or a brand by its Latin name; staff called animals; the host's body)
+    ("大家去那买多好", False), ("姐妹们去买lululemon", False), ("那买多少送多少", True), ("🐷主播🐶运营", False),
+    ("这么胖还卖瑜伽垫，笑死", False), ("狗粮主播推荐吗", True), ("我这么胖能用吗", True),
 ])
 def test_heldout27_classes(room, text: str, ok: bool) -> None:
     assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
