@@ -1084,7 +1084,7 @@ FIRST_HELDOUT29_RUN = {
 
 # heldout30's first run: an automatic pet feeder, written blind by a helper (its reply named only the path, the product's
 # kind and counts), committed unrun (1117c62) and run once at a0b8011, after heldout29's fixes. Met four of six: banned
-# with a line ≤ 2%, clean blocked ≤ 1%, questions ≥ 85% (the first first run to meet it), chit-chat ≥ 90%. Not met:
+# with a line ≤ 2%, clean blocked ≤ 1%, questions ≥ 85% (met before by heldout21 and heldout22 only), chit-chat ≥ 90%. Not met:
 # invented voiced (5), true voiced (85.5%). Moderation precision 0.985, recall 0.985 (87 by the rules, 41 by the
 # posture); guard 0.946 / 0.875.
 FIRST_HELDOUT30_RUN = {
