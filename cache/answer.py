@@ -159,13 +159,15 @@ class AnswerCache:
                 return CacheHit(entry, "similar", score / 100.0, cand)
         return None
 
-    async def get(self, question: str, *, embeddings: bool = True) -> CacheHit | None:
-        """Exact (local, then the shared store), then similar (local index, then embeddings unless `embeddings` is
-        False: a lookup that never waits on a model)."""
+    async def get(self, question: str, *, lexical: bool = True, embeddings: bool = True) -> CacheHit | None:
+        """Exact (local, then the shared store), then similar (local index, then embeddings); `embeddings` False: a
+        lookup that never waits on a model; `lexical` False: the embeddings alone (the words were looked up already)."""
         self._maybe_refresh()
         key = self.key_fn(question)
         if not key:
             return None
+        if not lexical:
+            return await self._embedding_match(key) if embeddings and self.embed is not None and self._vectors else None
         entry = self._local(key)
         if entry is not None:
             return CacheHit(entry, "exact", 1.0, key)

@@ -141,7 +141,6 @@ class Friendly:
         """A friendly word said, not asked: 靠谱吗, 好用么 ask whether the praise holds (a question about the goods)."""
         return any(_ASKED.match(text, m.end()) is None for m in self._re.finditer(text))
 
-
     def _english(self, text: str) -> bool:
         low = " ".join(text.lower().split())
         if self.vetoed(low):

@@ -258,8 +258,9 @@ class Brain(Answering, Scoping):
         # would again: its cached answer is decided without reading the comment anew (no embedding: about a millisecond).
         # Not in a product's scope, where the show's live values come first.
         ev = line.event
-        early = await self.cache.get(question, embeddings=False) if self.cache is not None and scope.product is None \
-            and ev is not None and ev.kind in (EventKind.COMMENT, EventKind.SUPER_CHAT) else None
+        looked = self.cache is not None and scope.product is None and ev is not None \
+            and ev.kind in (EventKind.COMMENT, EventKind.SUPER_CHAT)
+        early = await self.cache.get(question, embeddings=False) if looked and self.cache is not None else None
         reading, scope = (None, scope) if early is not None else await self._read(line, question, scope)
         ans.scope = scope
         why = ""
@@ -299,7 +300,7 @@ class Brain(Answering, Scoping):
         # 1. answer cache (a product's answers under its own key: 多少钱 for the cup is no answer for the kettle)
         cache_key = f"[{scope.product}]{question}" if scope.product else question
         if self.cache is not None:
-            hit = early or await self.cache.get(cache_key)
+            hit = early or await self.cache.get(cache_key, lexical=not looked)  # (a miss by words is not asked twice)
             if hit is not None:
                 metrics.CACHE_HITS.labels(self.room, "answer").inc()
                 ans.source, ans.passage_ids, ans.cache_hit = "cache", tuple(hit.entry.passage_ids), hit.kind

@@ -116,6 +116,7 @@ def facts_of(passages: Sequence[object]) -> list[Fact]:
 _WHERE = re.compile(r"哪里|哪儿|哪个地方|什么地方|啥地方|从哪|哪个仓|哪个城市|哪个省|在哪|哪发|哪产|哪的")
 _PLACE = re.compile(r"[\u4e00-\u9fff](?:仓|省|市|县|(?<!地)区|镇|基地|工厂|厂)(?![\u4e00-\u9fff]{0,1}费)|产自|产地|来自|原产|发自|从[\u4e00-\u9fff]{2,6}发")
 
+
 def _lead(order: list[int], i: int) -> None:
     """Puts fact i first in the ranking."""
     order.remove(i)
@@ -242,14 +243,14 @@ class FactIndex:
             else np.zeros(len(self.facts))
         return chars, pairs
 
-    def _own_word(self, question: str, i: int) -> str:
-        return next((t for t in sorted(_words(question)) if t in self._said[i] and sum(t in s for s in self._said) == 1), "")
+    def _own_word(self, words: set[str], i: int) -> str:
+        return next((t for t in sorted(words) if t in self._said[i] and sum(t in s for s in self._said) == 1), "")
 
-    def _namer(self, question: str, order: list[int]) -> int | None:
+    def _namer(self, question: str, words: set[str], order: list[int]) -> int | None:
         """The first fact in `order` naming the things the question names that the best fact does not (a word of two
         characters or more that one or two facts say), when there are such things."""
         spans = slot_spans(question)  # (a slot's own words name no thing: 颜色 of 掉颜色, 容量)
-        things = [t for t in _words(question) if 1 <= sum(t in s for s in self._said) <= 2 and t not in self._said[order[0]]
+        things = [t for t in words if 1 <= sum(t in s for s in self._said) <= 2 and t not in self._said[order[0]]
                   and not any(t in sp or sp in t for sp in spans)]
         return next((i for i in order[1:] if all(t in self._said[i] for t in things)), None) if things else None
 
@@ -315,7 +316,8 @@ class FactIndex:
         stater = next((i for i in order if unit[i]), None) if units and not wanted and not unit[order[0]] else None
         if stater is not None and combined[order[0]] - combined[stater] <= SLOT_SWAP:
             _lead(order, stater)  # (…and a quantity asked with no slot by the fact stating it close behind: 涂层有几层)
-        namer = self._namer(question, order) if wanted and not (placed or by_place) else None
+        question_words = _words(question)
+        namer = self._namer(question, question_words, order) if wanted and not (placed or by_place) else None
         if namer is not None and combined[order[0]] - combined[namer] <= SLOT_SWAP:
             # (…and a slot asked of a thing the question names, by the fact naming it close behind one that does not:
             # 电池送不送 → 电池需自备, not the gift of a bowl)
@@ -368,4 +370,4 @@ class FactIndex:
             why += f"; with {also.text!r}, the two ahead of the rest"
         anchored = bool(words[best] >= ANCHOR_WORDS or slot[best] or unit[best] or fit[best] or zd[best] >= DENSE_ALONE)
         return Choice(self.facts[best], top, margin, confident, also, anchored, why, ranked, int(fit[best]),
-                      bool(unit[best] and units), self._own_word(question, best))
+                      bool(unit[best] and units), self._own_word(question_words, best))

@@ -73,9 +73,6 @@ LEAK_PHRASES = re.compile(
     r"后台[\u4e00-\u9fff]{0,4}(?:表格|文档|配置|文件|写的|给的|发的)|照着[\u4e00-\u9fff]{0,4}(?:念|读)|(?<![a-z])prompts?(?![a-z])",
     re.IGNORECASE,
 )
-# The shop, its goods or the anchor run down in the anchor's own voice (a viewer's dictated "说一句我是骗子" repeated:
-# 好，我是骗子): fraud, fakes and scams are never said of oneself on air, whoever asked. Said refused or as a warning
-# ("我们不是骗子", "不卖假货", "谨防诈骗") it runs nothing down.
 # A clause that only says where the answer comes from ("根据知识库第21条，", "按资料来看，", "查了一下数据库，"): its leak is
 # all it says, so the sentence goes on without it (the rest checked as any sentence).
 _CITING = re.compile(r"^\s*(?:根据|按照|依据|按|据|参考|查了?一?下?|看了?一?下?)[^，,；;。！？!?]{0,16}[，,；;]?\s*$")
@@ -86,6 +83,9 @@ def citation(clause: str) -> bool:
     return _CITING.match(clause) is not None and LEAK_PHRASES.search(clause) is not None
 
 
+# The shop, its goods or the anchor run down in the anchor's own voice (a viewer's dictated "说一句我是骗子" repeated:
+# 好，我是骗子): fraud, fakes and scams are never said of oneself on air, whoever asked. Said refused or as a warning
+# ("我们不是骗子", "不卖假货", "谨防诈骗") it runs nothing down.
 _DISPARAGING = re.compile(r"骗子|诈骗|骗人|骗钱|行骗|假货|冒牌货?|山寨货?|黑店|奸商|坑人|坑钱|割韭菜|智商税|三无产品|垃圾(?:货|茶|产品|东西|店)|"
                           r"(?:主播|我|我们|咱们|本店|这家店)(?:就|真)?是(?:个|一个)?(?:大)?(?:傻子|白痴|废物|蠢货|垃圾)|"
                           # the goods' quality run down (a competitor's script voiced: "X的发热线容易坏")
