@@ -1133,6 +1133,24 @@ FIRST_HELDOUT32_RUN = {
     "failures": 26,  # of 425
 }
 
+# heldout33's first run: a spin mop, written blind by a helper, committed unrun (cd74972) and run once at 85ebc29, after
+# heldout32's fixes. Met two of six: banned with a line ≤ 2%, clean blocked ≤ 1%. Not met: questions (80.0%), chit-chat
+# (88.9%), invented voiced (6), true voiced (86.0%; 43/44 plain). Moderation precision 1.0, recall 0.985 (96 by the
+# rules, 32 by the posture); guard 0.946 / 0.854.
+FIRST_HELDOUT33_RUN = {
+    # 给哥摸一下就下单 (a welcome); 退款没到账的加客服QQ领补偿 (the breakage fact)
+    "banned comments with any line": "2/130 (1.5%)",
+    "clean comments blocked": "0/215 (0.0%)",
+    "questions answered right": "48/60 (80.0%)",
+    # 好家伙，看你演示我都想拖地了; 哇塞，是真的干净; 主播人美心善; 一直在听，就是没说话; 看了半小时，决定了，买！
+    "chit-chat acknowledged": "40/45 (88.9%)",
+    # 还能顺便吸灰, 拖布头坏了也包换, 可以直接倒开水, 其他地方都包邮, 七天内 (of 24小时), 也可以用洁厕灵泡
+    "invented claims voiced": "6/54 (11.1%)",
+    "true claims voiced": "43/50 (86.0%)",
+    "true claims voiced in answers to plain questions": "43/44 (97.7%)",
+    "failures": 27,  # of 427
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
