@@ -76,6 +76,8 @@ _WISH = re.compile(r"祝(?:主播|你|你们|老板|店铺|小店|大家|直播�
                    # (care for the host: 主播别熬夜，身体要紧; 早点休息; 注意身体)
                    r"别熬夜|早点休息|早点睡|注意身体|身体要紧|保重身体|多喝水|注意休息")
 _ARRIVAL = re.compile(rf"(?<![没不])来(?:啦|喽|咯)|{_ROOM}(?:好|早|晚上好|下午好|我来了|我来啦)|(?<![没不])来了{_ROOM}")
+# A purchase decided aloud (决定了，买！, 就它了, 买买买): a bare 买 said, not asked, never after a negation.
+_DECIDED = re.compile(r"(?:^|[，,。！!\s])(?<![不没别])买[!！~～]+$|^买[!！~～]*$|买买买|就它了|就是它了|就这个了|就要这个了")
 _SPACES = re.compile(r"\s+")
 
 
@@ -130,7 +132,7 @@ class Friendly:
         if _VETO.search(dense):
             return False
         return self._praises(low) or (dense != low and self._praises(dense)) \
-            or _QUALITY.search(dense) is not None or any(rx.search(dense) for rx in (_LOOKS, _ARRIVAL, _WISH))
+            or _QUALITY.search(dense) is not None or any(rx.search(dense) for rx in (_LOOKS, _ARRIVAL, _WISH, _DECIDED))
 
     def asked(self, text: str) -> bool:
         """Whether the text asks a friendly word (靠谱吗, 好用不) rather than says one."""

@@ -23,7 +23,7 @@ from broadcaster.brain.regions import Regions
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.terms import Terms
 from broadcaster.brain.textnorm import dense
-from broadcaster.brain.thesaurus import PEOPLE, find, find_action
+from broadcaster.brain.thesaurus import PEOPLE, find, find_action, span
 from broadcaster.brain.unstated import spec_codes, unstated
 from broadcaster.brain.variants import SizeFigures
 
@@ -314,21 +314,21 @@ class FactClaims:
             if d.subject and not _WHOLE.search(sentence) and not any(find(sentence, t) >= 0 for t in d.subject):
                 continue
             for key in d.keys:
-                at = find(sentence, key)
+                at, end = span(sentence, key)
                 # the people it is not for are the subject of the clause: its negation may follow them ("8岁以下的小朋友别
                 # 让他自己操作")
-                after = _DENIED_AFTER.match(sentence, at + len(key)) if at >= 0 else None
+                after = _DENIED_AFTER.match(sentence, end) if at >= 0 else None
                 # (a bare 不 past a comma is the next clause's own predicate: "可以放洗碗机洗，不伤涂层")
                 after = None if after is not None and re.search(r"[，,]", after.group(0)) and after.group(0).endswith("不") else after
-                if at >= 0 and sentence[at + len(key) : at + len(key) + 1] in tuple("款版型号") and key + sentence[at + len(key)] in d.keys:
+                if at >= 0 and sentence[end : end + 1] in tuple("款版型号") and key + sentence[end] in d.keys:
                     continue  # (a line's stem said with its 款: the whole key reads it, 单人款和儿童款都还没有)
                 if d.contents and at >= 0 and not _HOLDS.search(sentence[max(_clause_start(sentence, at), at - 4) : at]) \
-                        and not _MADE_OF.match(sentence, at + len(key)):
+                        and not _MADE_OF.match(sentence, end):
                     continue  # (被芯 said of its use, 能把被芯固定住, says nothing of the box; 乳胶做的 is what it is made of)
                 if at >= 0 and _ADVISED.search(sentence[_clause_start(sentence, at) : at]):
                     continue  # (advice to use another: 建议用婴儿专用的)
                 if at >= 0 and not _negated_at(sentence, at) and not _CANNOT.match(sentence, at + 1) and after is None \
-                        and not _FORBIDDEN_AFTER.match(sentence, at + len(key)) \
+                        and not _FORBIDDEN_AFTER.match(sentence, end) \
                         and not (key in PEOPLE and _negated_clause(sentence, at)):
                     return f"{key} where the facts deny it: {d.fact}"
         return ""

@@ -26,7 +26,7 @@ _CONTACT = re.compile(
     r"|(?:电话|手机号|手机|tel|phone|dianhua|shouji|联系方式|联系我|联系|call|打|拨打)(?:号码|号|是|:){0,2}\d{7,}"
     # a long number with a contact verb: "12345678 找我"
     r"|(?<!\d)\d{6,}(?!\d)(?:找我|加我|联系|私我|私聊|进来|进群|来撩|滴滴|call)"
-    rf"|(?<!参)[加私](?:我|个|一下|1下|下)?(?:v|vx|wx|q|qq|扣扣|微信|企鹅|绿泡泡|koukou|weixin)(?![a-z])"  # "加个v"
+    rf"|(?<!参)[加私](?:我|个|一下|1下|下)?(?:的)?(?:客服|售后|官方)?(?:v|vx|wx|q|qq|扣扣|微信|企鹅|绿泡泡|koukou|weixin)(?![a-z])"  # "加个v", "加客服qq"
     r"|(?<!参)加(?:我|个|一下|下)?微[❤心]?(?:(?![\u4e00-\u9fffa-z])|(?=[我吗呗吧呀啊嘛呢私聊]))"  # "加个微❤️" (加微辣, 加微波炉 go on into a word)
     # "add me on X" for work/chat apps that are no other word (加飞书, 加钉钉)
     r"|(?<!参)加(?:我|个|一下|下)?(?:飞书|钉钉|陌陌|探探|电报|纸飞机|telegram|whatsapp|line|soul)(?![a-z])"

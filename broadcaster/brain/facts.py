@@ -24,6 +24,7 @@ from broadcaster.brain.intent import asked_units, evidence, slot_spans, slots, s
 from broadcaster.brain.places import LIMITING, names_mainland, regions_in
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.spans import given, inside, ranges
+from broadcaster.brain.thesaurus import catalogue_words
 
 _BULLET = re.compile(r"^\s*(?:[-*+•·]|\d+[.)、]|[（(]?\d+[)）])\s*")
 
@@ -263,7 +264,7 @@ class FactIndex:
         words = np.zeros(n)  # the share of the question's word weight a fact covers (BM25's match)
         # a city stands for its region in the facts' words ("呼和浩特" → the 内蒙古 surcharge)
         named = set(regions_in(question))
-        regions = [r for r in named if r not in question]
+        regions = [r for r in named if r not in question] + catalogue_words(question)  # (…and 开水 → 热水: thesaurus)
         for hit in self._words.search(f"{question} {' '.join(regions)}" if regions else question, k=n):
             words[int(hit.passage.id)] = hit.match
         # …and the facts naming the viewer's region by any of its names ("我在马来西亚" → 海外暂不发货)

@@ -35,6 +35,7 @@ from broadcaster.brain.figures import figures
 from broadcaster.brain.intent_en import SLOT_TERMS_EN, english, evidence_en, is_question_en, slots_en
 from broadcaster.brain.slot_words import ASKED_UNITS, SLOTS
 from broadcaster.brain.textnorm import normalize, question_key
+from broadcaster.brain.thesaurus import catalogue_words
 
 _SLOT_Q = {s: re.compile(q) for s, (q, _) in SLOTS.items()}
 _SLOT_EVIDENCE = {s: re.compile(e) for s, (_, e) in SLOTS.items()}
@@ -103,7 +104,7 @@ def retrieval_query(question: str, known: Callable[[str], bool] | None = None) -
     """The question with its slots' words added (what to search the passages for); with `known`, only the words the
     passages use (a word they never use would only lower every passage's match)."""
     terms = {**SLOT_TERMS, **SLOT_TERMS_EN} if english(question) else SLOT_TERMS
-    words = [w for s in sorted(slots(question)) if s in terms for w in terms[s].split()]
+    words = [w for s in sorted(slots(question)) if s in terms for w in terms[s].split()] + catalogue_words(question)
     extra = " ".join(w for w in dict.fromkeys(words) if known is None or known(w))
     return f"{question} {extra}" if extra else question
 
@@ -148,7 +149,7 @@ def states_unit(units: frozenset[str], sentence: str) -> bool:
 # line as a question or a comment by it; the brain sends a weakly matched question to the model by it.
 _QUESTION_FORM = re.compile(
     r"[?？]|吗|呢|么|多少|(?<![好茶十没这那前后近头过])几(?![乎何十百千万])[\u4e00-\u9fff]|怎么|怎样|如何|什么|哪|为什么|为啥|谁|能不能|"
-    r"可不可以|可以吗|有没有|是不是|要不要|会不会|好不好|对不对|请问|咋|啥|多[大久重长高远宽厚]|([\u4e00-\u9fff])不\1|"
+    r"可不可以|可以吗|有没有|是不是|要不要|会不会|好不好|对不对|请问|咋|啥|多[大久重长高远宽厚短低矮轻薄窄细粗深]|([\u4e00-\u9fff])不\1|"
     r"还是|真的假的|几钿|好多钱|系咪|咩|"
     r"(?:嘛|不|没|没有|几|(?:对|是|好|行|可以)吧|(?:能|可以|会)[\u4e00-\u9fff]{1,3}吧)[啊呀哦呢]?[\s~～!！。.]*$|"
     # …or at the end of the asking clause, the reason after it ("线够长不 插座离衣柜有点远", "有货没，想买两个")

@@ -27,6 +27,9 @@ _EVERYWHERE = re.compile(r"(?:全国(?!大部分|大多数|多数|绝大部分)|
                          r"(?:包邮|免邮|免运费|不加(?:钱|运费|邮费)|不收运费)")
 # A clause about the places a sentence did not name ("…要补15元运费，其他大部分地区都包邮").
 _OTHERS = re.compile(r"\s*(?:其他|其它|其余|别的|剩下的?|另外的|除此之外|除了这[些几])")
+# Every place but those just named, served free (…加收15元。其他地方都包邮): true only when every place the facts limit was named.
+_OTHERS_ALL = re.compile(r"(?:其他|其它|其余|别的|剩下的?|另外的)(?:的)?(?:大部分|大多数|绝大部分|多数)?(?:地方|地区|省份?|城市)?(?:也)?"
+                         r"(?:都|全|全部|一律|统统|均|通通)(?:是|可以|能)?(?:包邮|免邮|免运费|不加(?:钱|运费|邮费))")
 
 
 class Regions:
@@ -66,6 +69,10 @@ class Regions:
             unserved = self._unserved(spoken_regions(asked))
             if m is not None and unserved and not negated_at(sentence, m.start()):
                 return f"{m.group(0)} said of {unserved[0]} (asked), which the facts do not serve: {self.limited[unserved[0]]}"
+        m = _OTHERS_ALL.search(sentence) if self.limited else None
+        left = [r for r in self.limited if r not in set(spoken_regions(sentence)) | set(spoken_regions(before))]
+        if m is not None and left and not re.search(r"大部分|大多数|多数", m.group(0)) and not negated_at(sentence, m.start()):
+            return f"{m.group(0)} where the facts limit {left[0]}, not named: {self.limited[left[0]]}"
         m = _EVERYWHERE.search(sentence) if self.limited and not self.everywhere else None
         if m is not None and not negated_at(sentence, m.start()) and not LIMITING.search(sentence):
             return f"{m.group(0)} where the facts limit {next(iter(self.limited))}: {next(iter(self.limited.values()))}"

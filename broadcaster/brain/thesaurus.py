@@ -34,20 +34,48 @@ SAME = (
     ("冰凉", r"冰凉|凉感|凉快|凉爽|清凉|冰丝|冰感|凉丝丝"),
     # the floor in the words of cleaning it (拖地擦桌子都行): what 不能用于地面清洁 denies
     ("地面清洁", r"地面清洁|拖地|擦地|地板|地面"),
+    # water hot enough to scald (倒开水烫一烫): what a limit on 热水 denies
+    ("热水", r"热水|开水|沸水|滚水|烧开的水|刚烧开"),
+    # a function by what it does (吸灰, 吸头发): what 没有吸尘功能 denies
+    ("吸尘", r"吸尘|吸灰|吸头发|吸毛发|吸碎屑"),
+    # strong acids by the household cleaners that are (洁厕灵): what 禁止使用强酸类清洁剂 denies
+    ("强酸", r"强酸|洁厕灵|洁厕剂|洁厕液|除垢剂|盐酸|草酸"),
+    # a covered repair or replacement in shop words (包换, 免费换): what 不在保修范围 denies
+    ("保修", r"保修|质保|包换|包修|免费换|免费修|给换|给修|管换"),
 )
+
+# What viewers ask in everyday words that the facts say in the catalogue's (脏水 → 污水, 续航 → 充电, 裂了 → 破损): the
+# catalogue word is searched for too. (Not the people, a slot of their own; not 保修, whose 给换 is also a return.)
+_ASKED = (*((c, rx) for c, rx in SAME if c in {"热水", "吸尘", "强酸", "浸泡", "幼猫", "幼犬", "冰凉", "暴晒"}),
+          ("污水", r"脏水|污水"),
+          ("地毯", r"毯子|毛毯|地垫"),
+          ("破损", r"裂了|碎了|破了|摔坏|压坏|磕坏|裂开|开裂|摔碎|压碎|压扁|瘪了"),
+          ("充电", r"续航|电池|没电|插电|电量|充一次电|充满电"),
+          ("消毒液", r"漂白水|漂白剂|消毒水"))
+
+
+def catalogue_words(text: str) -> list[str]:
+    """The catalogue's words for what a question says in everyday words (开水 → 热水, 洁厕灵 → 强酸)."""
+    return [canon for canon, rx in _ASKED if canon not in text and re.search(rx, text)]
+
 
 # The people a product is not for: named by a word of their own, never as part of a longer key (儿童款 is a product line).
 PEOPLE = frozenset({"儿童", "婴幼儿", "孕妇", "老人"})
 
 
-def find(sentence: str, key: str, *, as_word: bool = False) -> int:
-    """Where the sentence says a denied predicate, in its words or a word of the same meaning (-1: nowhere);
+def span(sentence: str, key: str, *, as_word: bool = False) -> tuple[int, int]:
+    """Where the sentence says a denied predicate, in its words or a word of the same meaning ((-1, -1): nowhere);
     `as_word`: a key that is one of the thesaurus' words means what its entry does (an action: 拆袋 is 拆封)."""
     same = [rx for canon, rx in SAME if key == canon or (canon in key and len(key) <= len(canon) + 2 and canon not in PEOPLE)]
     for rx in same or [rx for _, rx in SAME if as_word and re.fullmatch(rx, key)][:1]:
         m = re.search(rx, sentence)
-        return m.start() if m else -1
-    return sentence.find(key)
+        return (m.start(), m.end()) if m else (-1, -1)
+    at = sentence.find(key)
+    return (at, at + len(key)) if at >= 0 else (-1, -1)
+
+
+def find(sentence: str, key: str, *, as_word: bool = False) -> int:
+    return span(sentence, key, as_word=as_word)[0]
 
 
 def find_action(sentence: str, key: str) -> int:

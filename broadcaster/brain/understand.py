@@ -45,6 +45,8 @@ STANDS_OUT = 1.0  # a fact's margin that outweighs a middling on-topic reading
 FAR_AHEAD = 1.5  # …and any on-topic reading ("能录我自己声音叫猫吃饭不" → the 10-second recorded call)
 FRIENDLY = 0.8  # P(friendly chit-chat) from the probe's friendly head
 FRIENDLY_UNSAFE = 0.5  # …and only when it reads safe by a wide margin (an insult may read as warm to the friendly head)
+FRIENDLY_SURE, SURE_UNSAFE = 0.95, 0.65  # …or sure it is warm, under a higher bar (主播人美心善 reads half like harassment)
+FRIENDLY_CALM, CALM_UNSAFE = 0.55, 0.1  # …or leaning warm and plainly safe, said not asked (一直在听，就是没说话; 是真的干净)
 WARM_UNSAFE = 0.9  # a remark friendly by its words that the probe reads as an insult under this is warmth to the host
 IMPLICIT_WORDS = 0.34  # share of a remark's word weight its answering fact must cover to read as an implicit question
 # What a question about the goods asks in any words (值得买吗, 送杯子吗, 喝了能减肥吗): with a model in the room, such a
@@ -241,8 +243,10 @@ class Understanding:
             or (not elsewhere and (self._shop.search(text) is not None or self._names_product(text)))
         # friendly by its words, or by its meaning (the probe's friendly head: "刚下班，赶上了", "从广东来的也买一件"),
         # unless a threat or jeer wraps the praise
-        friendly = by_words or (risk is not None and risk.friendly >= FRIENDLY and risk.unsafe < FRIENDLY_UNSAFE
-                                           and not self.friendly.vetoed(text))
+        friendly = by_words or (risk is not None and not self.friendly.vetoed(text) and (
+            (risk.friendly >= FRIENDLY and risk.unsafe < FRIENDLY_UNSAFE) or (risk.friendly >= FRIENDLY_SURE and risk.unsafe < SURE_UNSAFE)
+            or (risk.friendly >= FRIENDLY_CALM and risk.unsafe < CALM_UNSAFE and not is_question(text, language=self.language)
+                and not problem(text, self.language))))
         # a question in a buyer's warm words ("我想买十箱囤着 可以不") asks the shop something: when the probe reads it as
         # about the goods, it is on the shop's ground (the "I'll check" line, not a thank-you for a purchase)
         # (…and any question it reads as plainly about the goods, naming no word the shop or the facts use: 壳子结实吗)

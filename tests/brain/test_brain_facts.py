@@ -718,6 +718,36 @@ def test_heldout32_claims() -> None:
     assert guard.check("从浙江义乌仓发货。").ok and guard.check("不含乳胶，过敏也能用。").ok
 
 
+_MOP = ["本产品不带电，无需充电，也没有吸尘功能。", "拖把杆和甩水桶质保一年，拖布头属于耗材不在保修范围。", "桶内请勿倒入60度以上的热水。",
+        "全国大部分地区包邮，新疆、西藏、青海每单加收15元运费。", "港澳台及海外暂不发货。", "拖布可用稀释后的84消毒液清洗，禁止使用强酸类清洁剂。",
+        "收到货如有破损，请在24小时内拍照联系客服补发。", "支持七天无理由退换，需拖布未沾水、配件齐全、包装完好。"]
+
+
+@pytest.mark.parametrize(("sentence", "before", "against"), [
+    # a denied function, a cleaner or a water named in everyday words; a repair exclusion said away
+    ("另外它还能顺便吸灰。", "", True), ("不能吸灰哦。", "", False),
+    ("也可以用洁厕灵泡。", "", True), ("洁厕灵可不行。", "", False),
+    ("桶里可以直接倒开水。", "", True), ("开水不行哦。", "", False),
+    ("拖布头坏了也包换。", "", True), ("拖把杆坏了一年内包换。", "", False),
+    # every place but those just named said free where the facts limit more places than were named
+    ("其他地方都包邮。", "新疆、西藏、青海每单加收15元运费。", True),
+    ("其他地方都包邮。", "新疆、西藏、青海每单加收15元，港澳台及海外暂不发货。", False),
+    ("其他大部分地区都包邮。", "新疆、西藏、青海每单加收15元运费。", False),
+])
+def test_heldout33_claims(sentence: str, before: str, against: bool) -> None:
+    assert GroundingGuard(_MOP, facts=_MOP).check(sentence, before=before).ok is not against, sentence
+
+
+def test_a_question_in_everyday_words_finds_the_catalogues_word() -> None:
+    from broadcaster.brain.thesaurus import catalogue_words
+
+    assert catalogue_words("这个续航能用多久") == ["充电"] and catalogue_words("到手桶要是裂了咋整") == ["破损"]
+    assert catalogue_words("洁厕灵能倒桶里一起洗吗") == ["强酸"] and catalogue_words("多少钱") == []
+    idx = _index(_MOP)
+    assert "破损" in idx.choose("到手桶要是裂了咋整", None).fact.text
+    assert "强酸" in idx.choose("洁厕灵能倒桶里一起洗吗", None).fact.text
+
+
 def test_a_thing_named_is_answered_by_the_fact_naming_it() -> None:
     idx = _index(["前100单加送备用滤网1个。", "底部可装4节5号电池，电池需自备。", "颜色有白和灰两种。"])
     assert "电池" in idx.choose("电池送不送", None).fact.text

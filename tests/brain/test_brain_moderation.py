@@ -992,6 +992,9 @@ def test_heldout26_classes(room, text: str, ok: bool) -> None:
     # (after heldout32: buyers sent to buy there or a brand by its Latin name; staff called animals; the host's body)
     ("大家去那买多好", False), ("姐妹们去买lululemon", False), ("那买多少送多少", True), ("🐷主播🐶运营", False),
     ("这么胖还卖瑜伽垫，笑死", False), ("狗粮主播推荐吗", True), ("我这么胖能用吗", True),
+    # (after heldout33: a viewer calling himself 哥 asking to touch, a kiss for an order; the shop's agent on an app)
+    ("给哥摸一下就下单", False), ("亲一个就下单", False), ("让我摸一下面料", True), ("要是能摸一下就下单了", True),
+    ("退款没到账的加客服QQ领补偿", False), ("售后找客服就行吗", True),
 ])
 def test_heldout27_classes(room, text: str, ok: bool) -> None:
     assert room.check_comment(text).ok is ok, room.check_comment(text).describe()
