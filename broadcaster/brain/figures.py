@@ -288,6 +288,7 @@ def figures(text: str) -> list[Figure]:
 
 
 _TIME = frozenset({"分钟", "秒", "天", "月"})
+DURATION = {"秒": 1 / 60, "分钟": 1.0, "天": 1440.0, "月": 43200.0}  # durations in minutes (said_otherwise, grounding)
 _PER_ONE = re.compile(r"\s*一(?:箱|罐|件|盒|袋|包|瓶|套|支|条|双|只|台|把|张|桶|提|斤)")
 # a number soon after the span: the span is a rate's ("一分钟大概震38000次", "一天刷两次")
 _RATE_AFTER = re.compile(rf"(?:个)?(?:小时|钟头|分钟|秒钟?|天|日|月|周|星期)[\u4e00-\u9fff]{{0,5}}?(?:\d|[{CN_NUM}])")
@@ -331,6 +332,25 @@ def _figure(t: str, start: int, end: int, value: float, decimal: bool, text: str
     else:
         significant = value >= 10 or decimal
     return Figure(value, text, significant, unit)
+
+
+def said_otherwise(stated: dict[tuple[float, str], list[frozenset[str]]], f: Figure, grams: frozenset[str]) -> float | None:
+    """A value `stated` (stated_figures) in the same unit — a duration in any — in a clause about the same thing as this
+    figure's clause, when it never gives this figure's value there ("保温能一直保48小时" where "12小时保温": 48 is the
+    shipping time; "破损七天内联系客服" where 破损…24小时内联系客服)."""
+    if not f.unit or f.unit.startswith("count:") or f.unit == "ordinal" or not grams:
+        return None
+    scale = DURATION if f.unit in DURATION else {f.unit: 1.0}
+    v = round(f.value * scale[f.unit], 4)
+    # how much of the clause each value's closest fact clause shares: the value of the closest one is what the facts
+    # say of this thing ("加满一次能连续出汽半小时": 12分钟 of 加满一次可连续出汽, not the 30分钟 of 连续使用30分钟后需断电)
+    near: dict[float, int] = {}
+    for (value, unit), clauses in ((k, c) for k, c in stated.items() if k[1] in scale and any(grams & kb for kb in c)):
+        near[at] = max(near.get(at := round(value * scale[unit], 4), 0), max(len(grams & kb) for kb in clauses))
+    if not near or v not in near:
+        return next((x / scale[f.unit] for x in near), None)
+    best = max(near, key=near.__getitem__)
+    return best / scale[f.unit] if near[best] >= 2 * near[v] + 2 else None
 
 
 def same_unit(a: str, b: str) -> bool:

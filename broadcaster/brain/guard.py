@@ -32,6 +32,7 @@ from broadcaster.brain.figures import (
     CLASSIFIERS,
     CLAUSE_CUT,
     CN_NUM,
+    DURATION,
     Figure,
     cjk_bigrams,
     figure_run,
@@ -39,6 +40,7 @@ from broadcaster.brain.figures import (
     labelled_figures,
     numeric_text,
     ranges,
+    said_otherwise,
     same_unit,
     stated_figures,
     stated_lists,
@@ -94,6 +96,7 @@ _GIFT_OBJECT = re.compile(
 
 
 @dataclass(frozen=True, slots=True)
+
 class GuardVerdict:
     ok: bool
     reason: str = ""  # "ungrounded number 299 元" | "ungrounded promise 买一送一" | "absolute claim 第一" | "prompt leak: …"
@@ -225,7 +228,7 @@ class GroundingGuard:
                     # (a price with its count as the facts pair them, "29块钱两个" ← "29元2个装", is that statement)
                     unit = f" {f.unit}" if f.unit else ""
                     return GuardVerdict(False, f"ungrounded number {f.text.strip()}{unit} (not in passages/persona facts)")
-                other = self._said_otherwise(f, grams) if f.significant else None
+                other = said_otherwise(self._stated, f, grams) if f.significant else None
                 if other is not None:
                     return GuardVerdict(False, f"figure {f.text.strip()} where the facts say otherwise of the same thing ({other:g} {f.unit})")
             for low, high in ranges(sentence) - self._ranges:
@@ -327,23 +330,10 @@ class GroundingGuard:
             return True  # a count inside a name the knowledge base uses ("两罐装"), not a count of its own
         if not f.unit and v in self._written:
             return True
-        return any(value == v and (not f.unit or same_unit(f.unit, unit) or (f.unit.startswith("count:") and not unit))
+        # (a duration in another unit is the same figure: 两天内 of 48小时内)
+        return any((value == v and (not f.unit or same_unit(f.unit, unit) or (f.unit.startswith("count:") and not unit)))
+                   or (unit in DURATION and f.unit in DURATION and abs(value * DURATION[unit] - v * DURATION[f.unit]) < 1e-6)
                    for value, unit in (*self.allowed, *self._sizes))
-
-    def _said_otherwise(self, f: Figure, grams: frozenset[str]) -> float | None:
-        """A value the facts give, in the same unit, in a clause about the same thing as this figure's clause, when
-        they never give this figure's value there ("保温能一直保48小时" where "12小时保温": 48 is the shipping time)."""
-        if not f.unit or f.unit.startswith("count:") or f.unit == "ordinal" or not grams:
-            return None
-        v = round(f.value, 4)
-        # how much of the clause each value's closest fact clause shares: the value of the closest one is what the facts
-        # say of this thing ("加满一次能连续出汽半小时": 12分钟 of 加满一次可连续出汽, not the 30分钟 of 连续使用30分钟后需断电)
-        near = {value: max(len(grams & kb) for kb in clauses) for (value, unit), clauses in self._stated.items()
-                if unit == f.unit and any(grams & kb for kb in clauses)}
-        if not near or v not in near:
-            return next(iter(near), None)
-        best = max(near, key=near.__getitem__)
-        return best if near[best] >= 2 * near[v] + 2 else None
 
     def _derived(self, f: Figure, clause: str) -> bool:
         """A sum the passages' prices make, said with what it is: a saving ("比单买便宜10元": 2×99−188) or an average

@@ -720,7 +720,8 @@ def test_heldout32_claims() -> None:
 
 _MOP = ["本产品不带电，无需充电，也没有吸尘功能。", "拖把杆和甩水桶质保一年，拖布头属于耗材不在保修范围。", "桶内请勿倒入60度以上的热水。",
         "全国大部分地区包邮，新疆、西藏、青海每单加收15元运费。", "港澳台及海外暂不发货。", "拖布可用稀释后的84消毒液清洗，禁止使用强酸类清洁剂。",
-        "收到货如有破损，请在24小时内拍照联系客服补发。", "支持七天无理由退换，需拖布未沾水、配件齐全、包装完好。"]
+        "收到货如有破损，请在24小时内拍照联系客服补发。", "支持七天无理由退换，需拖布未沾水、配件齐全、包装完好。",
+        "下单后48小时内发货，默认中通快递。", "圆形拖布头直径36厘米。", "甩水桶容量12升。"]
 
 
 @pytest.mark.parametrize(("sentence", "before", "against"), [
@@ -733,6 +734,9 @@ _MOP = ["本产品不带电，无需充电，也没有吸尘功能。", "拖把�
     ("其他地方都包邮。", "新疆、西藏、青海每单加收15元运费。", True),
     ("其他地方都包邮。", "新疆、西藏、青海每单加收15元，港澳台及海外暂不发货。", False),
     ("其他大部分地区都包邮。", "新疆、西藏、青海每单加收15元运费。", False),
+    # a duration of another thing (七天 of the no-reason return said of a breakage's 24 hours); one in another unit
+    ("收到破损的话七天内联系客服就行。", "", True), ("收到破损的话24小时内联系客服就行。", "", False),
+    ("下单后两天内发货。", "", False), ("下单后三天内发货。", "", True),
 ])
 def test_heldout33_claims(sentence: str, before: str, against: bool) -> None:
     assert GroundingGuard(_MOP, facts=_MOP).check(sentence, before=before).ok is not against, sentence
@@ -746,6 +750,7 @@ def test_a_question_in_everyday_words_finds_the_catalogues_word() -> None:
     idx = _index(_MOP)
     assert "破损" in idx.choose("到手桶要是裂了咋整", None).fact.text
     assert "强酸" in idx.choose("洁厕灵能倒桶里一起洗吗", None).fact.text
+    assert "直径" in idx.choose("拖布那个圆盘多大一圈", None).fact.text  # a size, not the bucket's capacity
 
 
 def test_a_thing_named_is_answered_by_the_fact_naming_it() -> None:
