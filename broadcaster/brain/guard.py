@@ -62,7 +62,9 @@ from broadcaster.brain.guard_rules import (
     echo_len,
     return_conditions,
     return_units,
+    unsupported,
 )
+from broadcaster.brain.places import regions_in
 from broadcaster.brain.textnorm import dense, is_cjk_char, normalize
 from broadcaster.brain.variants import size_labels
 from broadcaster.brain.wordlists import (
@@ -190,6 +192,7 @@ class GroundingGuard:
         # what the facts deny and limit (claims.py): a promise without digits against them; read from `facts` when the
         # caller has no prepared reading (a talk line's paraphrase, a keyword reply), cached per set of facts
         self._claims = claims if claims is not None else (fact_claims(facts) if facts else None)
+        self._known: frozenset[str] | None = None  # the word pairs the facts say (unsupported), read when first needed
 
     def check(self, sentence: str, before: str = "") -> GuardVerdict:
         """One sentence's verdict; `before` is the answer's sentence said just before it (a return's condition or
@@ -266,6 +269,12 @@ class GroundingGuard:
             if against:
                 return GuardVerdict(False, f"against the facts: {against}")
         return GuardVerdict(True)
+
+    def unsupported(self, sentence: str) -> bool:
+        """A model's statement the facts say none of (guard_rules.unsupported; a Chinese sentence, with grounding on)."""
+        if self.grounding and self._known is None:  # (the regions the facts name count by their own names: 台湾 of 港澳台)
+            self._known = cjk_bigrams("\n".join([self._named, *self.rules, *regions_in(self._named)]))
+        return self.grounding and not is_english(sentence) and unsupported(sentence, self._known or frozenset())
 
     def check_returns(self, text: str, before: str = "") -> GuardVerdict:
         """Return promises with their conditions; `before` is the sentence said just before, so a condition

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from broadcaster.brain.figures import CN_NUM
+from broadcaster.brain.chitchat import Friendly
+from broadcaster.brain.figures import CN_NUM, cjk_bigrams, figures, numeric_text
 from broadcaster.brain.lang_en import ABSOLUTE_CLAIMS as ABSOLUTE_CLAIMS_EN
 from broadcaster.brain.textnorm import dense, normalize
 from broadcaster.brain.wordlists import (
@@ -244,3 +245,24 @@ def return_conditions(unit: str) -> set[tuple[str, bool]]:
         for m in rx.finditer(unit):
             out.add((label, not _NEGATION.search(unit[max(0, m.start() - 6) : m.start()])))
     return out
+
+
+# Share of a statement's word pairs the facts must say: a true paraphrase shares far more (on issue 22's sets, 2 of 866
+# true sentences said in the model's words share less than this, and 14 of the 22 inventions the other rules let by).
+UNSUPPORTED = 0.1
+# A warning or a refusal (湿手别拿, 开水不行, 不防水哦) restricts what the viewer does: it promises nothing ("不用安装",
+# "没问题" permit, and are held to the facts' words).
+_RESTRICTS = re.compile(r"不能|不可|不行|(?<![特区分性级告类个差识])别(?!人|家|的)|不要|不宜|不适合|不建议|禁止|请勿|切勿|严禁|不够|"
+                        r"不防|没有(?!问题|关系|影响)|暂无|不支持|不含|不送|不发|会伤|会坏|容易坏")
+_FRIENDLY = Friendly()
+
+
+def unsupported(sentence: str, known: frozenset[str]) -> bool:
+    """A statement of three or more word pairs almost none of which are `known` (the facts', the passages' and the
+    persona's: cjk_bigrams), with no figure (its figures are checked as figures: 调到1档就行) and no friendly word: a model's
+    addition no reading of the facts supports (送闺蜜特别合适, 放一颗进去碗洗得锃亮, 冬天出来的雾还是暖的)."""
+    grams = cjk_bigrams(sentence)
+    if len(grams) < 3 or any(f.significant or re.search(r"\d", f.text) for f in figures(numeric_text(sentence))) \
+            or _FRIENDLY(sentence) or _RESTRICTS.search(sentence):
+        return False
+    return len(grams & known) < UNSUPPORTED * len(grams)

@@ -24,6 +24,7 @@ from broadcaster.voice.sentences_en import split_sentences_en
 from common.bounded import BoundedDict
 
 log = logging.getLogger(__name__)
+UNSUPPORTED = "unsupported: the facts say none of it"
 
 
 class Voicing:
@@ -159,8 +160,8 @@ class Voicing:
             if ans.replaced or len(ans.spoken) >= self.cfg.llm.max_answer_sentences:
                 return
             g = ans.guard.check(text, before=ans.spoken[-1] if ans.spoken else "") if ans.guard else GuardVerdict(True)
-            if not g.ok:
-                self._drop(ans, text, f"grounding: {g.reason}")
+            if not g.ok or (ans.guard is not None and ans.guard.unsupported(text)):
+                self._drop(ans, text, f"grounding: {g.reason or UNSUPPORTED}")
                 continue
             if i + 1 < len(texts) and self._dangling(text):
                 joined = self.moderator.check(text + texts[i + 1])
@@ -191,6 +192,10 @@ class Voicing:
         ended = names_ended(text, self._ended(ans))
         if ended:
             g = GuardVerdict(False, f"an offer that has ended: {ended}")
+        if g.ok and guard.unsupported(text) and self.moderator.check(text).ok and not self._dangling(text):
+            # an addition no fact says is left out and the answer goes on (a banned word, or half of one, is moderation's)
+            self._drop(ans, text, f"grounding: {UNSUPPORTED}")
+            return None
         if not g.ok:
             rest = without_absolute_clauses(text) if g.reason.startswith("absolute claim") else \
                 without_clauses(text, citation) if g.reason.startswith("prompt leak") else text

@@ -585,6 +585,22 @@ async def test_a_word_split_after_a_harmless_word_takes_only_its_two_halves(kb_d
         await brain.close()
 
 
+async def test_a_model_addition_no_fact_says_is_left_out_and_the_answer_goes_on(kb_dir: Path, llm_server: FakeOpenAI) -> None:
+    # heldout26/heldout31: true first, then an addition whose words no fact says (no figure to check, no claim to hold
+    # against a denial): only it goes, without the safe line, and the true sentence after it is said.
+    llm_server.script = lambda req: ["杯身提供一年保修。", "送闺蜜特别合适，冬天捂手也暖和。", "杯身提供一年保修。"]
+    brain = Brain("core-unsupported", _llm_cfg(kb_dir, llm_server), MOD)
+    await brain.start()
+    try:
+        out = await _say(brain, _line("杯子保修多久"))
+        texts = [s.text for s in out]
+        assert "送闺蜜特别合适，冬天捂手也暖和。" not in texts and brain.cfg.guard.safe_line not in texts, texts
+        assert texts[0] == "杯身提供一年保修。"
+        assert any(d["reason"].startswith("grounding: unsupported") for s in out for d in s.dropped), out
+    finally:
+        await brain.close()
+
+
 async def test_the_rest_of_an_abandoned_answer_may_lean_on_the_kbs_answer(kb_dir: Path, llm_server: FakeOpenAI) -> None:
     # heldout11-236: the model's first sentence invents a return (withheld), the KB answers, and the model's
     # "运费由我们承担。" after it is said: the restriction (质量问题) is in the sentence the KB's answer ends with.

@@ -742,6 +742,16 @@ def test_heldout33_claims(sentence: str, before: str, against: bool) -> None:
     assert GroundingGuard(_MOP, facts=_MOP).check(sentence, before=before).ok is not against, sentence
 
 
+def test_a_statement_the_facts_say_none_of_is_unsupported() -> None:
+    guard = GroundingGuard(_MOP, facts=_MOP)
+    for added in ("送闺蜜特别合适。", "冬天出来的雾还是暖的。", "放一颗进去碗洗得锃亮。"):
+        assert guard.unsupported(added) and guard.check(added).ok, added  # (no other rule withholds them)
+    # the facts' words in other order, a figure (checked as a figure), a friendly word, a region by its own name, a
+    # warning, filler
+    for fine in ("甩水桶是12升的。", "拖布是超细纤维的，可以机洗。", "谢谢宝子的支持！", "台湾暂时不行。", "湿手别拿哦。", "好的。"):
+        assert not guard.unsupported(fine), fine
+
+
 def test_a_question_in_everyday_words_finds_the_catalogues_word() -> None:
     from broadcaster.brain.thesaurus import catalogue_words
 
