@@ -124,6 +124,18 @@ def _lead(order: list[int], i: int) -> None:
     order.insert(0, i)
 
 
+# A return policy's exceptions (used goods, who pays the postage) answer a return question only when it names them: "不喜欢
+# 能退吗", "退货有啥要求" ask the policy (支持七天无理由退换，需…), not 已使用过的不支持无理由退货 or 无理由退货运费由买家承担.
+_EXCEPTION = re.compile(r"不支持无理由|不享受无理由|无理由[\u4e00-\u9fff]{0,4}(?:运费|邮费)|(?:运费|邮费)由")
+_POLICY = re.compile(r"(?<!不)支持[\u4e00-\u9fff]{0,4}无理由|无理由[\u4e00-\u9fff]{0,4}(?:仅限|需)")  # (…with its exceptions)
+_EXCEPTION_ASKED = re.compile(r"[用拆开穿洗煮吃喝试泡炒练铺戴坐](?:了|过)|已经|运费|邮费|谁出|谁付|谁承担|质量问题|坏")
+
+
+def _exception(wanted: set[str], fact: str, question: str) -> bool:
+    return bool(wanted & {"returns", "no_reason"}) and _EXCEPTION.search(fact) is not None \
+        and _POLICY.search(fact) is None and _EXCEPTION_ASKED.search(question) is None
+
+
 _ORDERING = re.compile(r"下单|买|拍|发|寄|送|到|运费|邮费|包邮")
 # Characters that carry a question's form, not what it asks about.
 _FORM = frozenset("的了吗呢啊吧么是不有没能会要这那个一我你他她它们在和与也都就还可以什么多少怎么样咋啥嘛呀哦喔哈")
@@ -279,8 +291,8 @@ class FactIndex:
         wanted, units = slots(question), asked_units(question)
         # (the share of the asked slots a fact carries: "不想要了退回去 邮费谁出" asks a return's postage, which the fact on
         # return postage carries whole)
-        slot = np.array([sum(evidence(s, f.text) for s in wanted) / len(wanted) for f in self.facts]) if wanted \
-            else np.zeros(n)
+        slot = np.array([sum(evidence(s, f.text) for s in wanted) / len(wanted) * (not _exception(wanted, f.text, question))
+                         for f in self.facts]) if wanted else np.zeros(n)
         unit = np.array([float(states_unit(units, f.text)) for f in self.facts]) if units else np.zeros(n)
         if wanted and (slot * unit).any():
             # a quantity asked in a unit is carried by the facts stating a figure in it ("多大容量的" → 5.5升, not

@@ -752,6 +752,15 @@ def test_a_statement_the_facts_say_none_of_is_unsupported() -> None:
         assert not guard.unsupported(fine), fine
 
 
+def test_a_return_question_is_answered_by_the_policy_not_its_exceptions() -> None:
+    idx = _index(["支持七天无理由退换，需未使用、无污损且包装配件齐全。", "已使用过的垫子不支持无理由退货，质量问题除外。",
+                  "无理由退货运费由买家承担。", "质保一年，质保期内出现开胶、分层可免费换新。"])
+    for asked in ("到手不喜欢能退吗", "买回来不想要了可以退不"):
+        assert "需未使用" in idx.choose(asked, None).fact.text, asked
+    assert "已使用过" in idx.choose("用过了能退吗", None).fact.text  # (the exception, named)
+    assert "运费" in idx.choose("不喜欢退回去运费谁出", None).fact.text
+
+
 def test_a_question_in_everyday_words_finds_the_catalogues_word() -> None:
     from broadcaster.brain.thesaurus import catalogue_words
 
