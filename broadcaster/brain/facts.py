@@ -40,6 +40,7 @@ W_CHARS = 2.0
 W_PAIRS = 2.0
 W_SLOT = 2.0
 W_UNIT = 0.5
+W_PER = 0.5  # (of W_UNIT) a fact stating its figures per the package the question asks of
 W_RANGE = 2.0
 W_PLACE = 1.0  # a fact naming the region the viewer names (a city for its province, a country for 海外)
 HUB = 0.5  # how much of a fact's closeness to every kind of question (brain/hubs.py) its similarity loses
@@ -134,6 +135,16 @@ _EXCEPTION_ASKED = re.compile(r"[用拆开穿洗煮吃喝试泡炒练铺戴坐](
 def _exception(wanted: set[str], fact: str, question: str) -> bool:
     return bool(wanted & {"returns", "no_reason"}) and _EXCEPTION.search(fact) is not None \
         and _POLICY.search(fact) is None and _EXCEPTION_ASKED.search(question) is None
+
+
+_PER = re.compile(r"([一每单])([箱盒袋包瓶罐支颗粒片])(?![\u4e00-\u9fff]{0,2}(?:元|块|价))")
+_SAME_PACK = {"包": "包袋", "袋": "袋包", "盒": "盒罐", "罐": "罐盒", "颗": "颗粒", "粒": "粒颗"}
+
+
+def _per(text: str, by: str) -> set[str]:
+    """The packages a text counts or weighs per (每箱, 一包, 单支: `by` the words that say per; a fact's 一箱 is a price's
+    more often than a measure's), a package and its like (包 is 袋)."""
+    return {c for m in _PER.finditer(text) if m.group(1) in by for c in _SAME_PACK.get(m.group(2), m.group(2))}
 
 
 _ORDERING = re.compile(r"下单|买|拍|发|寄|送|到|运费|邮费|包邮")
@@ -300,6 +311,9 @@ class FactIndex:
             slot = slot * (unit > 0)
         if _WHERE.search(question):
             unit = unit + np.array([float(_PLACE.search(f.text) is not None) for f in self.facts])
+        # the package a quantity is asked of, said the facts' way (一包有多重 → 每袋净含量330克, not 整箱约1.8公斤)
+        each = _per(question, "一每单")
+        unit = unit + np.array([float(bool(each & _per(f.text, "每单"))) for f in self.facts]) * W_PER if each else unit
         figs = given(question)
         fit = np.array([float(inside(figs, ranges(f.text))) for f in self.facts]) if figs else np.zeros(n)
         zd = _z(dense) if dense is not None else np.zeros(n)

@@ -1215,6 +1215,14 @@ async def test_issue22_products(part: str) -> None:
     assert len(blocked) <= 0.01 * clean + 1, blocked  # ≤ 1%, and one for a set of fewer than 100 clean comments
 
 
+async def test_a_quantity_asked_per_package_is_answered_per_that_package() -> None:
+    # heldout29's facts: 每箱5袋，每袋净含量330克 beside 一箱's prices, 整箱约1.8公斤 and the sodium's 毫克
+    async with Rig(room_cfg("heldout29")) as rig:
+        for text, want in (("一箱几包", "5袋"), ("一包有多重", "330克")):
+            o = await rig.run({"id": "t", "class": "question", "kind": "comment", "text": text, "want": want})
+            assert not judge(o), (text, judge(o))
+
+
 # Issue 23: a seeded stub judge (it flags a banned comment with probability 0.9 and a clean one with 0.02), served by a
 # fake OpenAI-compatible server and asked by the room's real judge client, on issue 22's independent sets.
 @pytest.mark.parametrize("part", ["heldout14", "heldout15"])
