@@ -319,6 +319,8 @@ def test_a_figure_is_read_against_the_fact_closest_to_its_clause() -> None:
 @pytest.mark.parametrize(("text", "asks"), [
     ("线够长不 插座离衣柜有点远", True), ("有货没，想买两个", True), ("能用不，我家电压低", True),
     ("我不，你来", False), ("今天不，明天吧", False), ("我也没 哈哈", False),
+    # (how short, what for: asked with no question mark)
+    ("个子矮，杆能缩到多短", True), ("垫子上那几条线是干嘛的", True), ("看了半小时，决定了，买！", False),
 ])
 def test_a_question_asked_before_its_reason(text: str, asks: bool) -> None:
     from broadcaster.brain.intent import is_question
