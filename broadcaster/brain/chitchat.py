@@ -47,6 +47,8 @@ _NEGATED = r"(?<![不没非勿莫])(?<!(?<![特区分性级告类个差识])别)
 
 _ASKED = re.compile(r"\s*(?:吗|么|嘛|不|没)\s*[?？]*\s*$")
 _GREETINGS_OF_GOOD = frozenset({"你好", "您好", "主播好", "大家好"})
+# Praise characters that begin everyday nouns (牛排, 牛奶, 棒骨): praise only when no such noun goes on.
+_PRAISE_NOT_NOUN = {"牛": r"(?![排奶肉仔皮角油筋腩骨蛙头尾舌肚杂丸粪])", "棒": r"(?![骨球子槌针])"}
 _GREETING_END = r"(?:[啊呀哦呢吖哇鸭～~!！，,。\s]|$|(?![\u4e00-\u9fff])|(?=主播|大家|各位|宝|老板|小姐姐|美女|姐妹|家人|朋友|我))"
 
 
@@ -56,7 +58,7 @@ def _pattern(words: Iterable[str]) -> re.Pattern[str]:
     words = {w.lower() for w in words if w}
     latin = "|".join(re.escape(w) for w in sorted((w for w in words if w.isascii()), key=len, reverse=True))
     # (a greeting ending in 好 greets only at its end or with a particle: 你好丑, 主播好胖 say "so ugly", not hello)
-    cjk = "|".join(re.escape(w) + (_GREETING_END if w in _GREETINGS_OF_GOOD else "")
+    cjk = "|".join(re.escape(w) + (_GREETING_END if w in _GREETINGS_OF_GOOD else _PRAISE_NOT_NOUN.get(w, ""))
                    for w in sorted((w for w in words if not w.isascii()), key=len, reverse=True))
     return re.compile(rf"{_NEGATED}(?:{cjk})|(?<![a-z0-9])(?:{latin})(?![a-z])|[{_EMOJI}]")
 
