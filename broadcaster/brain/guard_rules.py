@@ -247,8 +247,9 @@ def return_conditions(unit: str) -> set[tuple[str, bool]]:
     return out
 
 
-# Share of a statement's word pairs the facts must say: a true paraphrase shares far more (on issue 22's sets, 2 of 866
-# true sentences said in the model's words share less than this, and 14 of the 22 inventions the other rules let by).
+# Share of a statement's word pairs the facts must say: a true paraphrase shares far more (scripts/unsupported_share.py:
+# on issue 22's sets 1 of 866 true sentences read unsupported and 116 of 777 invented ones, 14 of the 22 the other rules
+# let by).
 UNSUPPORTED = 0.1
 # A warning or a refusal (湿手别拿, 开水不行, 不防水哦) restricts what the viewer does: it promises nothing ("不用安装",
 # "没问题" permit, and are held to the facts' words).
