@@ -510,16 +510,21 @@ async def test_an_abandoned_model_answer_keeps_its_grounded_rest_after_the_kbs_a
     # The first sentence invents (withheld) and the FAQ answers instead: the model's later grounded sentence follows
     # the KB's answer (a figure said with the KB's own label, 杯身提供一年保修, is grounded though retrieval ranked the
     # capacity passage), a sentence the KB's answer already says is not said twice, the invented one never.
-    llm_server.script = lambda req: ["容量是900毫升。", "容量是500毫升。", "杯身提供一年保修。"]
-    brain = Brain("core-salvage-kb", _llm_cfg(kb_dir, llm_server), MOD)
+    out = await _scripted(kb_dir, llm_server, ["容量是900毫升。", "容量是500毫升。", "杯身提供一年保修。"], "出差带着用，杯子容量是多少毫升")
+    texts = [s.text for s in out]
+    assert "900" not in "".join(texts), texts
+    assert "500毫升" in texts[0] and out[0].source == "kb", [(s.source, s.text) for s in out]
+    assert texts[-1] == "杯身提供一年保修。" and out[-1].source == "llm"
+    assert sum("500毫升" in t for t in texts) == 1
+
+
+async def _scripted(kb_dir: Path, llm_server: FakeOpenAI, script: list[str], question: str) -> list:
+    """What a room with the scripted model says to one question."""
+    llm_server.script = lambda req: script
+    brain = Brain("core-scripted", _llm_cfg(kb_dir, llm_server), MOD)
     await brain.start()
     try:
-        out = await _say(brain, _line("出差带着用，杯子容量是多少毫升"))
-        texts = [s.text for s in out]
-        assert "900" not in "".join(texts), texts
-        assert "500毫升" in texts[0] and out[0].source == "kb", [(s.source, s.text) for s in out]
-        assert texts[-1] == "杯身提供一年保修。" and out[-1].source == "llm"
-        assert sum("500毫升" in t for t in texts) == 1
+        return await _say(brain, _line(question))
     finally:
         await brain.close()
 
@@ -588,17 +593,11 @@ async def test_a_word_split_after_a_harmless_word_takes_only_its_two_halves(kb_d
 async def test_a_model_addition_no_fact_says_is_left_out_and_the_answer_goes_on(kb_dir: Path, llm_server: FakeOpenAI) -> None:
     # heldout26/heldout31: true first, then an addition whose words no fact says (no figure to check, no claim to hold
     # against a denial): only it goes, without the safe line, and the true sentence after it is said.
-    llm_server.script = lambda req: ["杯身提供一年保修。", "送闺蜜特别合适，冬天捂手也暖和。", "杯身提供一年保修。"]
-    brain = Brain("core-unsupported", _llm_cfg(kb_dir, llm_server), MOD)
-    await brain.start()
-    try:
-        out = await _say(brain, _line("杯子保修多久"))
-        texts = [s.text for s in out]
-        assert "送闺蜜特别合适，冬天捂手也暖和。" not in texts and brain.cfg.guard.safe_line not in texts, texts
-        assert texts[0] == "杯身提供一年保修。"
-        assert any(d["reason"].startswith("grounding: unsupported") for s in out for d in s.dropped), out
-    finally:
-        await brain.close()
+    out = await _scripted(kb_dir, llm_server, ["杯身提供一年保修。", "送闺蜜特别合适，冬天捂手也暖和。", "杯身提供一年保修。"], "杯子保修多久")
+    texts = [s.text for s in out]
+    assert "送闺蜜特别合适，冬天捂手也暖和。" not in texts and BrainConfig().guard.safe_line not in texts, texts
+    assert texts[0] == "杯身提供一年保修。"
+    assert any(d["reason"].startswith("grounding: unsupported") for s in out for d in s.dropped), out
 
 
 async def test_the_rest_of_an_abandoned_answer_may_lean_on_the_kbs_answer(kb_dir: Path, llm_server: FakeOpenAI) -> None:
