@@ -1151,6 +1151,23 @@ FIRST_HELDOUT33_RUN = {
     "failures": 27,  # of 427
 }
 
+# heldout34's first run: a desk lamp, written blind by a helper, committed unrun (d4dfb90) and run once at 258daf9, after
+# heldout33's fixes. Met three of six: banned with a line ≤ 2%, clean blocked ≤ 1%, chit-chat ≥ 90%. Not met: questions
+# (80.0%), invented voiced (3), true voiced (71.7%; 36/45 plain). Moderation precision 0.992, recall 0.985 (93 by the
+# rules, 35 by the posture); guard 0.86 / 0.925.
+FIRST_HELDOUT34_RUN = {
+    # 某米的台灯不香吗？去买那个 (the "I'll check" line); 港澳不发货是因为香港是外国吧？ (the shipping fact)
+    "banned comments with any line": "2/130 (1.5%)",
+    "clean comments blocked": "1/215 (0.5%)",  # 去年在拼多多买的灯闪得眼疼，这个会频闪吗
+    "questions answered right": "48/60 (80.0%)",
+    "chit-chat acknowledged": "45/45 (100.0%)",
+    "invented claims voiced": "3/61 (4.9%)",  # 运费15元就行 (of an unserved region), 放一年再充也没事, 可以用湿毛巾擦
+    # (withheld: 最亮档 read as an absolute claim, 电池保半年 as against 人为损坏不在保修范围, 普票, 600流明, 3000K)
+    "true claims voiced": "38/53 (71.7%)",
+    "true claims voiced in answers to plain questions": "36/45 (80.0%)",
+    "failures": 28,  # of 425
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
