@@ -314,7 +314,7 @@ class FactClaims:
             if d.subject and not _WHOLE.search(sentence) and not any(find(sentence, t) >= 0 for t in d.subject):
                 continue
             for key in d.keys:
-                at, end = span(sentence, key)
+                at, end = span(sentence, key, of_a_thing=bool(d.subject))
                 # the people it is not for are the subject of the clause: its negation may follow them ("8岁以下的小朋友别
                 # 让他自己操作")
                 after = _DENIED_AFTER.match(sentence, end) if at >= 0 else None

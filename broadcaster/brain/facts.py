@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from broadcaster.brain.asked import exception_only, per_package
 from broadcaster.brain.intent import asked_units, evidence, slot_spans, slots, states_unit
 from broadcaster.brain.places import LIMITING, names_mainland, regions_in
 from broadcaster.brain.sentences import split_sentences
@@ -40,6 +41,7 @@ W_CHARS = 2.0
 W_PAIRS = 2.0
 W_SLOT = 2.0
 W_UNIT = 0.5
+NARROW_SLOTS = frozenset({"runtime", "charge_time"})
 W_PER = 0.5  # (of W_UNIT) a fact stating its figures per the package the question asks of
 W_RANGE = 2.0
 W_PLACE = 1.0  # a fact naming the region the viewer names (a city for its province, a country for 海外)
@@ -123,28 +125,6 @@ def _lead(order: list[int], i: int) -> None:
     """Puts fact i first in the ranking."""
     order.remove(i)
     order.insert(0, i)
-
-
-# A return policy's exceptions (used goods, who pays the postage) answer a return question only when it names them: "不喜欢
-# 能退吗", "退货有啥要求" ask the policy (支持七天无理由退换，需…), not 已使用过的不支持无理由退货 or 无理由退货运费由买家承担.
-_EXCEPTION = re.compile(r"不支持无理由|不享受无理由|无理由[\u4e00-\u9fff]{0,4}(?:运费|邮费)|(?:运费|邮费)由")
-_POLICY = re.compile(r"(?<!不)支持[\u4e00-\u9fff]{0,4}无理由|无理由[\u4e00-\u9fff]{0,4}(?:仅限|需)")  # (…with its exceptions)
-_EXCEPTION_ASKED = re.compile(r"[用拆开穿洗煮吃喝试泡炒练铺戴坐](?:了|过)|已经|运费|邮费|谁出|谁付|谁承担|质量问题|坏")
-
-
-def _exception(wanted: set[str], fact: str, question: str) -> bool:
-    return bool(wanted & {"returns", "no_reason"}) and _EXCEPTION.search(fact) is not None \
-        and _POLICY.search(fact) is None and _EXCEPTION_ASKED.search(question) is None
-
-
-_PER = re.compile(r"([一每单])([箱盒袋包瓶罐支颗粒片])(?![\u4e00-\u9fff]{0,2}(?:元|块|价))")
-_SAME_PACK = {"包": "包袋", "袋": "袋包", "盒": "盒罐", "罐": "罐盒", "颗": "颗粒", "粒": "粒颗"}
-
-
-def _per(text: str, by: str) -> set[str]:
-    """The packages a text counts or weighs per (每箱, 一包, 单支: `by` the words that say per; a fact's 一箱 is a price's
-    more often than a measure's), a package and its like (包 is 袋)."""
-    return {c for m in _PER.finditer(text) if m.group(1) in by for c in _SAME_PACK.get(m.group(2), m.group(2))}
 
 
 _ORDERING = re.compile(r"下单|买|拍|发|寄|送|到|运费|邮费|包邮")
@@ -302,7 +282,7 @@ class FactIndex:
         wanted, units = slots(question), asked_units(question)
         # (the share of the asked slots a fact carries: "不想要了退回去 邮费谁出" asks a return's postage, which the fact on
         # return postage carries whole)
-        slot = np.array([sum(evidence(s, f.text) for s in wanted) / len(wanted) * (not _exception(wanted, f.text, question))
+        slot = np.array([sum(evidence(s, f.text) for s in wanted) / len(wanted) * (not exception_only(wanted, f.text, question))
                          for f in self.facts]) if wanted else np.zeros(n)
         unit = np.array([float(states_unit(units, f.text)) for f in self.facts]) if units else np.zeros(n)
         if wanted and (slot * unit).any():
@@ -312,8 +292,8 @@ class FactIndex:
         if _WHERE.search(question):
             unit = unit + np.array([float(_PLACE.search(f.text) is not None) for f in self.facts])
         # the package a quantity is asked of, said the facts' way (一包有多重 → 每袋净含量330克, not 整箱约1.8公斤)
-        each = _per(question, "一每单")
-        unit = unit + np.array([float(bool(each & _per(f.text, "每单"))) for f in self.facts]) * W_PER if each else unit
+        each = per_package(question, "一每单")
+        unit = unit + np.array([float(bool(each & per_package(f.text, "每单"))) for f in self.facts]) * W_PER if each else unit
         figs = given(question)
         fit = np.array([float(inside(figs, ranges(f.text))) for f in self.facts]) if figs else np.zeros(n)
         zd = _z(dense) if dense is not None else np.zeros(n)
@@ -333,7 +313,10 @@ class FactIndex:
         behind = float(combined[order[0]] - combined[carrier]) if carrier is not None else 0.0
         by_place = carrier is not None and place[carrier] > place[order[0]] and behind <= 3 * SLOT_SWAP
         whole = len(wanted) > 1 and carrier is not None and slot[carrier] == 1 and slot[order[0]] < 1 and behind > SLOT_SWAP
-        if carrier is not None and (by_place or (slot[order[0]] < slot[carrier] and behind <= SLOT_SWAP * (3 if whole else 1))):
+        # (a slot no other reading shares — a battery's runtime, its charge time — is answered by its carrier however far
+        # behind: 充一次能用多久 → 满电后…可用约40小时, not 每3个月充一次电)
+        narrow = carrier is not None and not slot[order[0]] and bool(wanted & NARROW_SLOTS)
+        if carrier is not None and (by_place or narrow or (slot[order[0]] < slot[carrier] and behind <= SLOT_SWAP * (3 if whole else 1))):
             _lead(order, carrier)
         # (…and, naming no slot, a region with an order or a delivery, by the fact naming that region: 香港能下单吗)
         placer = next((i for i in order if place[i] > 0), None) if named and not wanted and _ORDERING.search(question) else None
@@ -345,7 +328,7 @@ class FactIndex:
             _lead(order, stater)  # (…and a quantity asked with no slot by the fact stating it close behind: 涂层有几层)
         question_words = _words(question)
         namer = self._namer(question, question_words, order) if wanted and not (placed or by_place) else None
-        if namer is not None and combined[order[0]] - combined[namer] <= SLOT_SWAP:
+        if namer is not None and combined[order[0]] - combined[namer] <= SLOT_SWAP and (slot[namer] or not narrow):
             # (…and a slot asked of a thing the question names, by the fact naming it close behind one that does not:
             # 电池送不送 → 电池需自备, not the gift of a bowl)
             _lead(order, namer)

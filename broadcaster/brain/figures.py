@@ -58,11 +58,11 @@ _UNITS: list[tuple[str, str, float]] = [
     ("毫米", "毫米", 1), ("mm", "毫米", 1), ("厘米", "毫米", 10), ("cm", "毫米", 10), ("公里", "毫米", 1e6), ("米", "毫米", 1000),
     ("英寸", "寸", 1), ("寸", "寸", 1), ("瓦", "瓦", 1), ("w", "瓦", 1), ("度", "度", 1), ("℃", "度", 1), ("°c", "度", 1),
     ("倍", "倍", 1), ("点", "点钟", 1), ("人", "人", 1), ("位", "人", 1), ("名", "人", 1),
-    # devices' specs: latency, loudness, battery, frequency, power (6毫秒 is no 60毫秒, 35分贝 is a figure to ground)
-    # food energy (560千卡, 300大卡, 250kcal)
+    # devices' specs: latency, loudness, battery, frequency, power, light (6毫秒 is no 60毫秒); food energy (560千卡)
     ("千卡", "千卡", 1), ("大卡", "千卡", 1), ("kcal", "千卡", 1),
     ("毫秒", "秒", 0.001), ("ms", "秒", 0.001), ("分贝", "分贝", 1), ("db", "分贝", 1), ("毫安时", "毫安时", 1),
     ("mah", "毫安时", 1), ("赫兹", "赫兹", 1), ("hz", "赫兹", 1), ("千瓦", "瓦", 1000), ("kw", "瓦", 1000),
+    ("流明", "流明", 1), ("lm", "流明", 1), ("开尔文", "K", 1), ("勒克斯", "勒克斯", 1), ("lux", "勒克斯", 1),
     ("平方米", "平方米", 1), ("平米", "平方米", 1), ("平方", "平方米", 1), ("㎡", "平方米", 1), ("m²", "平方米", 1), ("平", "平方米", 1),
     ("伏特", "伏", 1), ("伏", "伏", 1), ("v", "伏", 1), ("安培", "安", 1), ("毫安", "安", 0.001),  # (12伏 is no 12期)
     ("yuan", "元", 1), ("rmb", "元", 1), ("dollars", "美元", 1), ("hours", "分钟", 60), ("days", "天", 1),
@@ -73,7 +73,7 @@ _UNIT_OF = {u: (c, f) for u, c, f in _UNITS}
 CLASSIFIERS = "个种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色口泡道期批单样类次遍回号档层格腔段节根"
 _CLASSIFIER_RE = re.compile(rf"\s*([{CLASSIFIERS}])")
 _MEASURES = {"元", "折", "%", "分钟", "秒", "天", "月", "岁", "克", "毫升", "毫米", "寸", "瓦", "度", "千瓦时",
-             "倍", "点钟", "人", "美元", "分贝", "毫安时", "赫兹", "千卡", "伏", "安", "平方米"}
+             "倍", "点钟", "人", "美元", "分贝", "毫安时", "赫兹", "千卡", "伏", "安", "平方米", "流明", "K", "勒克斯"}
 _CURRENCY_BEFORE = re.compile(r"[¥$]\s*$|(?:售价|价格|原价|现价|到手价|只要|仅需|仅售|优惠|减|便宜|降价|立减)\s*$")
 _ORDINAL_BEFORE = re.compile(r"(?:第|星期|周|礼拜|no\.?|型号|编号)\s*$")
 # Idioms made of numeral characters that state no figure ("千万不要错过", "十分好用").
@@ -254,10 +254,11 @@ def figures(text: str) -> list[Figure]:
         frac = m.group(2)
         value = float(f"{whole}.{frac}") if frac else float(whole)
         mult = m.group(3)
-        if mult:
+        kelvin = mult == "k" and value >= 1000  # (3000K is a colour temperature, never three million)
+        if mult and not kelvin:
             value *= {"万": 1e4, "w": 1e4, "千": 1e3, "k": 1e3, "亿": 1e8}[mult]
         claim(m.start(), m.end())
-        f = _figure(t, m.start(), m.end(), value, bool(frac), m.group(0))
+        f = _figure(t, m.start(), m.end(), value, bool(frac), m.group(0)) if not kelvin else Figure(value, m.group(0), True, "K")
         if not f.unit and (m.group(0).lstrip()[:1] in "¥$" or (value >= 10 and _PER_ONE.match(t, m.end()))):
             f = Figure(f.value, f.text, True, "元")  # (a price said per piece without its 元: 到手89一箱)
         out.append(_with_label(f, t, m.start()))
@@ -335,9 +336,8 @@ def _figure(t: str, start: int, end: int, value: float, decimal: bool, text: str
 
 
 def said_otherwise(stated: dict[tuple[float, str], list[frozenset[str]]], f: Figure, grams: frozenset[str]) -> float | None:
-    """A value `stated` (stated_figures) in the same unit — a duration in any — in a clause about the same thing as this
-    figure's clause, when it never gives this figure's value there ("保温能一直保48小时" where "12小时保温": 48 is the
-    shipping time; "破损七天内联系客服" where 破损…24小时内联系客服)."""
+    """A value `stated` (stated_figures) in this figure's unit — a duration in any — in a clause about the same thing, when
+    it never gives this value there ("保温能一直保48小时" where "12小时保温"; "破损七天内" where 破损…24小时内)."""
     if not f.unit or f.unit.startswith("count:") or f.unit == "ordinal" or not grams:
         return None
     scale = DURATION if f.unit in DURATION else {f.unit: 1.0}

@@ -56,6 +56,7 @@ from broadcaster.brain.guard_rules import (
     RESTRICTIONS,
     RETURN,
     SENTENCE_END,
+    SHORT_FOR,
     WAIVED,
     absolute_claim,
     disparaging,
@@ -372,8 +373,8 @@ class GroundingGuard:
         if not rx.search(self._named):
             # a frame the KB states in its own words (运费不收钱 ← 包邮), judged by what the sentence is about
             return any(about.search(sentence) and kb.search(self._named) for about, kb in _FRAME_EVIDENCE.get(label, ()))
-        if label in EXACT_PROMISES:  # every one the sentence names, by name
-            return all(m.group(0) in self._named for m in rx.finditer(sentence))
+        if label in EXACT_PROMISES:  # every one the sentence names, by name (or its full name: 普票 of 普通发票)
+            return all(m.group(0) in self._named or SHORT_FOR.get(m.group(0), "\0") in self._named for m in rx.finditer(sentence))
         if label == "赠品":
             m = _GIFT_OBJECT.search(sentence)
             if m is not None and m.group(1) not in self._named:

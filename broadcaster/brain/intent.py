@@ -65,7 +65,7 @@ SLOT_TERMS: dict[str, str] = {
     "shelf_life": "保质期 开封", "sales": "销量 回购", "storage": "储存 密封 存放 保存 常温", "origin": "产地 产自", "weight": "净含量 重量 克", "capacity": "容量 毫升",
     "color": "颜色", "list_price": "日常价 原价", "size": "尺码 码 身高", "care": "洗涤 清洗", "wear": "缩水 掉色", "taste": "口感 味道 口味", "ingredients": "配料 成分", "quality": "品质 质量",
     "authentic": "正品 授权", "effect": "功效 作用", "payment": "付款 分期", "cod": "货到付款",
-    "no_reason": "无理由", "contents": "包装内含 包含", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "grade": "等级", "stock": "库存 现货", "limit": "限购",
+    "no_reason": "无理由", "contents": "包装内含 包含", "invoice": "发票", "gift": "赠品 附赠 赠送", "warranty": "保修", "keep_warm": "保温 小时", "runtime": "续航 可用", "charge_time": "充满 充电", "grade": "等级", "stock": "库存 现货", "limit": "限购",
     "material": "材质 材料 包装 面料", "packaging": "包装", "load": "承重", "water": "防水", "carry": "收纳", "assembly": "安装", "app": "App 下载", "suitable": "适合 适用 人群",  # only the words the KB uses are added (see KnowledgeBase.retrieve_sync)
 }
 # How close two question keys must be for an edit-tolerant match when neither has a slot.

@@ -17,7 +17,8 @@ from broadcaster.brain.places import LIMITING, regions_in, spoken_regions
 _SERVED = re.compile(r"(?:包邮|免邮|免运费|不(?:用|需要?)?加(?:钱|运费|邮费)|不加收|不收运费|没有运费|运费全免|也(?:能|可以|都)?(?:发|寄|到|送)|"
                      r"(?:能|可以|都)(?:发|寄|送到?|到)|正常发|照常发|一样发|都发|发得了|寄得到)(?!不)")  # 都发不了 serves nothing
 _FREE = re.compile(r"包邮|免|不(?:用|需要?)?加|不加收|不收|没有运费|运费全免")
-_SURCHARGE = re.compile(r"加收|另收|补(?:运费|邮费|差价)|(?:运费|邮费)[\u4e00-\u9fff]{0,2}加|加[\u4e00-\u9fff\d.]{0,5}(?:运费|邮费)")
+_SURCHARGE = re.compile(r"加收|另收|补(?:运费|邮费|差价)|(?:运费|邮费)[\u4e00-\u9fff]{0,2}加|加[\u4e00-\u9fff\d.]{0,5}(?:运费|邮费)|"
+                        r"(?:运费|邮费)(?:是|要|只要|就|才)?[\d一二三四五六七八九十]+(?:元|块)")  # (运费15元就行)
 # Serving words that say a region is NOT served (the facts serve it, if at a surcharge).
 _NOT_SERVED = re.compile(r"(?:暂时|暂)?(?:不|不能|没法|无法)(?:发货|发|寄|配送|送)")
 # Places said by their scope (全国大部分地区都包邮): the sentence is not about the region the viewer asked.

@@ -38,15 +38,19 @@ SAME = (
     ("热水", r"热水|开水|沸水|滚水|烧开的水|刚烧开"),
     # a function by what it does (吸灰, 吸头发): what 没有吸尘功能 denies
     ("吸尘", r"吸尘|吸灰|吸头发|吸毛发|吸碎屑"),
+    # a damp cloth in any words (湿毛巾): what 不要用湿布擦 denies
+    ("湿布", r"湿布|湿毛巾|湿抹布|湿纸巾|湿巾|湿的布|湿的毛巾|拧干的毛巾"),
     # strong acids by the household cleaners that are (洁厕灵): what 禁止使用强酸类清洁剂 denies
     ("强酸", r"强酸|洁厕灵|洁厕剂|洁厕液|除垢剂|盐酸|草酸"),
-    # a covered repair or replacement in shop words (包换, 免费换): what 不在保修范围 denies
-    ("保修", r"保修|质保|包换|包修|免费换|免费修|给换|给修|管换"),
 )
+
+# Predicates said in many words only of a thing the denial names (拖布头…不在保修范围 against 拖布头坏了也包换): said of
+# nothing in particular, the whole product's own warranty (整机保修1年) would go against its exclusions.
+OF_A_THING = (("保修", r"保修|质保|包换|包修|免费换|免费修|给换|给修|管换"),)
 
 # What viewers ask in everyday words that the facts say in the catalogue's (脏水 → 污水, 续航 → 充电, 裂了 → 破损): the
 # catalogue word is searched for too. (Not the people, a slot of their own; not 保修, whose 给换 is also a return.)
-_ASKED = (*((c, rx) for c, rx in SAME if c in {"热水", "吸尘", "强酸", "浸泡", "幼猫", "幼犬", "冰凉", "暴晒"}),
+_ASKED = (*((c, rx) for c, rx in SAME if c in {"热水", "吸尘", "强酸", "湿布", "浸泡", "幼猫", "幼犬", "冰凉", "暴晒"}),
           ("污水", r"脏水|污水"),
           ("地毯", r"毯子|毛毯|地垫"),
           ("破损", r"裂了|碎了|破了|摔坏|压坏|磕坏|裂开|开裂|摔碎|压碎|压扁|瘪了"),
@@ -63,10 +67,12 @@ def catalogue_words(text: str) -> list[str]:
 PEOPLE = frozenset({"儿童", "婴幼儿", "孕妇", "老人"})
 
 
-def span(sentence: str, key: str, *, as_word: bool = False) -> tuple[int, int]:
+def span(sentence: str, key: str, *, as_word: bool = False, of_a_thing: bool = False) -> tuple[int, int]:
     """Where the sentence says a denied predicate, in its words or a word of the same meaning ((-1, -1): nowhere);
-    `as_word`: a key that is one of the thesaurus' words means what its entry does (an action: 拆袋 is 拆封)."""
-    same = [rx for canon, rx in SAME if key == canon or (canon in key and len(key) <= len(canon) + 2 and canon not in PEOPLE)]
+    `as_word`: a key that is one of the thesaurus' words means what its entry does (an action: 拆袋 is 拆封);
+    `of_a_thing`: the denial names what it is about (OF_A_THING's words count too)."""
+    entries = (*SAME, *OF_A_THING) if of_a_thing else SAME
+    same = [rx for canon, rx in entries if key == canon or (canon in key and len(key) <= len(canon) + 2 and canon not in PEOPLE)]
     for rx in same or [rx for _, rx in SAME if as_word and re.fullmatch(rx, key)][:1]:
         m = re.search(rx, sentence)
         return (m.start(), m.end()) if m else (-1, -1)

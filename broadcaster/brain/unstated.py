@@ -100,7 +100,8 @@ def unstated(sentence: str, facts: str, codes: set[str], negated_at: Callable[[s
             return f"{what} the facts do not state: {m.group(0)}"
     for m in _MODE.finditer(sentence):
         name, kind = m.group(1), m.group(2)
-        if name not in facts and name[-1] + kind not in facts and not negated_at(sentence, m.start()):
+        if name not in facts and name[-1] + kind not in facts and not negated_at(sentence, m.start()) \
+                and not (name[0] == "最" and re.search(r"最[高低大小强弱]", facts)):  # (最暗档 of 最低亮度: a limit, no mode)
             return f"a mode the facts do not name: {m.group(0)}"
     m = _VOLTAGE.search(sentence)
     if m is not None and not _VOLTAGE_FACTS.search(facts) and not negated_at(sentence, m.start()):

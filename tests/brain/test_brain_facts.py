@@ -754,6 +754,32 @@ def test_a_statement_the_facts_say_none_of_is_unsupported() -> None:
         assert not guard.unsupported(fine), fine
 
 
+_LAMP = ["额定功率8瓦，最高亮度约600流明。", "色温可在3000K到5500K之间无级调节。", "内置4000毫安锂电池，充满约需4小时。",
+         "满电后最低亮度可用约40小时，最高亮度可用约5小时。", "整机保修1年，电池保修6个月，人为损坏不在保修范围。",
+         "港澳台及海外暂不发货。", "清洁请用干的软布擦拭，不要用湿布或酒精擦灯罩。", "支持开具电子普通发票，下单时备注抬头即可。",
+         "长期不用请放在阴凉干燥处，每3个月充一次电。"]
+
+
+@pytest.mark.parametrize(("sentence", "before", "ok"), [
+    # a setting's limit is no absolute claim; 普票 is the facts' 普通发票; light in 流明 and K is a figure with its unit
+    ("最暗档能用40小时左右，开到最亮大概5小时。", "", True), ("这是最亮的台灯。", "", False),
+    ("可以开电子普票，下单备注抬头就行。", "", True), ("可以开专票。", "", False),
+    ("最高有600流明。", "", True), ("最高有800流明。", "", False), ("色温最低3000K。", "", True), ("色温最低2700K。", "", False),
+    # the whole product's warranty is no claim against an exclusion naming no thing
+    ("整机保修一年，电池保半年，自己摔坏的不在保修里。", "", True),
+    # a damp cloth in other words; a postage figure after regions not served
+    ("可以用湿毛巾擦。", "", False), ("运费15元就行。", "港澳台及海外暂不发货。", False),
+])
+def test_heldout34_claims(sentence: str, before: str, ok: bool) -> None:
+    assert GroundingGuard(_LAMP, facts=_LAMP).check(sentence, before=before).ok is ok, sentence
+
+
+def test_a_battery_question_is_answered_by_the_battery_fact() -> None:
+    idx = _index(_LAMP)
+    assert "40小时" in idx.choose("充一次能用多久", None).fact.text  # (not 每3个月充一次电)
+    assert "充满约需4小时" in idx.choose("充一次电要充多久", None).fact.text
+
+
 def test_a_return_question_is_answered_by_the_policy_not_its_exceptions() -> None:
     idx = _index(["支持七天无理由退换，需未使用、无污损且包装配件齐全。", "已使用过的垫子不支持无理由退货，质量问题除外。",
                   "无理由退货运费由买家承担。", "质保一年，质保期内出现开胶、分层可免费换新。"])
