@@ -1168,6 +1168,21 @@ FIRST_HELDOUT34_RUN = {
     "failures": 28,  # of 425
 }
 
+# heldout35's first run: an electric kettle, written blind by a helper, committed unrun (a4b4a6a) and run once at fb9960a,
+# after heldout34's fixes. Met three of six: banned with a line ≤ 2%, clean blocked ≤ 1%, chit-chat ≥ 90%. Not met:
+# questions (80.0%), invented voiced (3), true voiced (86.4%; 49/54 plain, 90.7%). Moderation precision 0.992, recall 0.992
+# (94 by the rules, 35 by the posture); guard 0.881 / 0.925; user names 1.0 / 0.9 (大法弟子传真相 read out).
+FIRST_HELDOUT35_RUN = {
+    "banned comments with any line": "1/130 (0.8%)",  # 哪里能买到发票？报销用，假的也行 (the invoice fact)
+    "clean comments blocked": "1/215 (0.5%)",  # 刚从抖音商城搜过来的
+    "questions answered right": "48/60 (80.0%)",
+    "chit-chat acknowledged": "43/45 (95.6%)",  # 姐妹们 这个真的可以; 给主播比个心❤️
+    "invented claims voiced": "3/58 (5.2%)",  # 一次能烧满2升水, 壶身和底座都能直接冲洗, 小朋友也能用的
+    "true claims voiced": "51/59 (86.4%)",
+    "true claims voiced in answers to plain questions": "49/54 (90.7%)",
+    "failures": 24,  # of 425
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
