@@ -14,9 +14,12 @@ _RANGE = re.compile(_NUM + r"\s*(?:厘米|cm|斤|公斤|kg|度|岁|个月|米|�
 _HEIGHT = re.compile(r"(?:一|1)\s*米\s*([一二三四五六七八九\d])\s*([一二三四五六七八九\d])?")
 # (a count with its classifier, 十支 or 3瓶, is a count of that thing: it fits no range of ages or heights)
 # (a household, 五口人 or 三个人, is a count of people: it fits a range of people, 适合2到5人)
-_GIVEN = re.compile(_NUM + r"\s*(厘米|cm|斤|公斤|kg|度|岁|个月|口人|个人|人|[个支瓶盒袋罐件包片条双套张只台份箱])?", re.I)
+_GIVEN = re.compile(_NUM + r"\s*(?:来|多|左右)?\s*(厘米|cm|斤|公斤|kg|度|℃|岁|个月|口人|个人|人|[个支瓶盒袋罐件包片条双套张只台份箱])?", re.I)
+# A list of settings a fact states ("可设40℃、55℃、70℃、85℃、100℃五档温度"): each is a point the viewer's figure may name.
+_SETTING = r"\s*(度|℃|摄氏度|档|瓦|毫升|升|厘米|寸|分钟|小时)"
+_LIST = re.compile(rf"(?:{_NUM}{_SETTING}?\s*[、/]\s*)+{_NUM}{_SETTING}")
 _CN = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_UNIT = {"cm": "厘米", "kg": "公斤", "米": "厘米", "口人": "人", "个人": "人"}
+_UNIT = {"cm": "厘米", "kg": "公斤", "米": "厘米", "口人": "人", "个人": "人", "℃": "度", "摄氏度": "度"}
 _COUNTS = frozenset("个支瓶盒袋罐件包片条双套张只台份箱")
 
 
@@ -50,6 +53,9 @@ def ranges(text: str) -> list[tuple[float, float, str]]:
         if v is not None:
             unit = _UNIT.get((m.group(2) or "").lower(), (m.group(2) or "").lower()).replace("摄氏度", "度")
             out.append((0.0, v, unit) if m.group(3) in ("以下", "以内", "之内", "及以下") else (v, float("inf"), unit))
+    for m in _LIST.finditer(text):
+        unit = m.group(m.lastindex or 0)
+        out += [(v, v, _UNIT.get(unit, unit)) for n in re.findall(_NUM, m.group(0)) if (v := _value(n)) is not None]
     for m in _RANGE.finditer(text):
         lo, hi = _value(m.group(1)), _value(m.group(2))
         if lo is not None and hi is not None and lo < hi:

@@ -774,6 +774,14 @@ def test_heldout34_claims(sentence: str, before: str, ok: bool) -> None:
     assert GroundingGuard(_LAMP, facts=_LAMP).check(sentence, before=before).ok is ok, sentence
 
 
+def test_a_figure_asked_by_a_use_fits_a_list_of_settings() -> None:
+    from broadcaster.brain.spans import given, inside, ranges
+
+    settings = ranges("可设40℃、55℃、70℃、85℃、100℃五档温度。")
+    assert inside(given("泡奶粉要四十来度 能调到吗"), settings) == 1 and inside(given("绿茶要85度左右的水"), settings) == 1
+    assert inside(given("要60度的"), settings) == 0 and ranges("长32、宽28、高33厘米") == []  # (dimensions are no settings)
+
+
 def test_a_battery_question_is_answered_by_the_battery_fact() -> None:
     idx = _index(_LAMP)
     assert "40小时" in idx.choose("充一次能用多久", None).fact.text  # (not 每3个月充一次电)
