@@ -267,8 +267,9 @@ class FactIndex:
         words = np.zeros(n)  # the share of the question's word weight a fact covers (BM25's match)
         # a city stands for its region in the facts' words ("呼和浩特" → the 内蒙古 surcharge)
         named = set(regions_in(question))
-        regions = [r for r in named if r not in question] + catalogue_words(question)  # (…and 开水 → 热水: thesaurus)
-        for hit in self._words.search(f"{question} {' '.join(regions)}" if regions else question, k=n):
+        # …and a catalogue word for an everyday one (开水 → 热水: thesaurus.py)
+        extra = [r for r in named if r not in question] + catalogue_words(question)
+        for hit in self._words.search(f"{question} {' '.join(extra)}" if extra else question, k=n):
             words[int(hit.passage.id)] = hit.match
         # …and the facts naming the viewer's region by any of its names ("我在马来西亚" → 海外暂不发货)
         place = np.array([float(bool(r & named)) for r in self._regions]) if named else np.zeros(n)

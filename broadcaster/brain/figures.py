@@ -279,7 +279,7 @@ def figures(text: str) -> list[Figure]:
         f = _figure(t, m.start(), m.end(), value, "点" in s, s)
         if s in ("一", "两", "二") and not f.unit:
             continue  # "一下", "一起", "两人" are words, not figures
-        if s == "一" and f.unit in _TIME and _RATE_AFTER.match(t, m.end()):
+        if s == "一" and f.unit in DURATION and _RATE_AFTER.match(t, m.end()):
             # a rate's span, not a figure of its own: 一分钟震38000次, 一天刷两次 (each is 每分钟, 每天)
             f = Figure(f.value, f.text, False, f.unit, f.label, f.phrase)
         if lone and len(s) == 1 and not f.unit and not _APPROX_BEFORE.search(t[max(0, m.start() - 2) : m.start()]):
@@ -288,8 +288,7 @@ def figures(text: str) -> list[Figure]:
     return out
 
 
-_TIME = frozenset({"分钟", "秒", "天", "月"})
-DURATION = {"秒": 1 / 60, "分钟": 1.0, "天": 1440.0, "月": 43200.0}  # durations in minutes (said_otherwise, grounding)
+DURATION = {"秒": 1 / 60, "分钟": 1.0, "天": 1440.0, "月": 43200.0}  # the units of time, in minutes
 _PER_ONE = re.compile(r"\s*一(?:箱|罐|件|盒|袋|包|瓶|套|支|条|双|只|台|把|张|桶|提|斤)")
 # a number soon after the span: the span is a rate's ("一分钟大概震38000次", "一天刷两次")
 _RATE_AFTER = re.compile(rf"(?:个)?(?:小时|钟头|分钟|秒钟?|天|日|月|周|星期)[\u4e00-\u9fff]{{0,5}}?(?:\d|[{CN_NUM}])")
@@ -337,16 +336,17 @@ def _figure(t: str, start: int, end: int, value: float, decimal: bool, text: str
 
 def said_otherwise(stated: dict[tuple[float, str], list[frozenset[str]]], f: Figure, grams: frozenset[str]) -> float | None:
     """A value `stated` (stated_figures) in this figure's unit — a duration in any — in a clause about the same thing, when
-    it never gives this value there ("保温能一直保48小时" where "12小时保温"; "破损七天内" where 破损…24小时内)."""
+    it never gives this value there ("保温能一直保48小时" where "12小时保温"; "破损七天内" where 破损…24小时内). The value
+    of the fact clause sharing most of this clause's word pairs is what the facts say of the thing (加满一次…12分钟)."""
     if not f.unit or f.unit.startswith("count:") or f.unit == "ordinal" or not grams:
         return None
     scale = DURATION if f.unit in DURATION else {f.unit: 1.0}
     v = round(f.value * scale[f.unit], 4)
-    # how much of the clause each value's closest fact clause shares: the value of the closest one is what the facts
-    # say of this thing ("加满一次能连续出汽半小时": 12分钟 of 加满一次可连续出汽, not the 30分钟 of 连续使用30分钟后需断电)
-    near: dict[float, int] = {}
-    for (value, unit), clauses in ((k, c) for k, c in stated.items() if k[1] in scale and any(grams & kb for kb in c)):
-        near[at] = max(near.get(at := round(value * scale[unit], 4), 0), max(len(grams & kb) for kb in clauses))
+    near: dict[float, int] = {}  # value (in the scale's unit) → the most word pairs a clause stating it shares
+    for (value, unit), clauses in stated.items():
+        if unit in scale and (shared := max(len(grams & kb) for kb in clauses)):
+            at = round(value * scale[unit], 4)
+            near[at] = max(near.get(at, 0), shared)
     if not near or v not in near:
         return next((x / scale[f.unit] for x in near), None)
     best = max(near, key=near.__getitem__)

@@ -99,7 +99,6 @@ _GIFT_OBJECT = re.compile(
 
 
 @dataclass(frozen=True, slots=True)
-
 class GuardVerdict:
     ok: bool
     reason: str = ""  # "ungrounded number 299 元" | "ungrounded promise 买一送一" | "absolute claim 第一" | "prompt leak: …"
@@ -374,7 +373,8 @@ class GroundingGuard:
             # a frame the KB states in its own words (运费不收钱 ← 包邮), judged by what the sentence is about
             return any(about.search(sentence) and kb.search(self._named) for about, kb in _FRAME_EVIDENCE.get(label, ()))
         if label in EXACT_PROMISES:  # every one the sentence names, by name (or its full name: 普票 of 普通发票)
-            return all(m.group(0) in self._named or SHORT_FOR.get(m.group(0), "\0") in self._named for m in rx.finditer(sentence))
+            return all(m.group(0) in self._named or SHORT_FOR.get(m.group(0), m.group(0)) in self._named
+                       for m in rx.finditer(sentence))
         if label == "赠品":
             m = _GIFT_OBJECT.search(sentence)
             if m is not None and m.group(1) not in self._named:
