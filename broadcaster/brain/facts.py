@@ -200,6 +200,7 @@ class FactIndex:
         self.hubs = HUB * hub_scores(self.vectors, background) if self.vectors is not None else np.zeros(len(self.facts))
         self._words = BM25Index([Passage(str(i), f"{f.question} {f.text}".strip()) for i, f in enumerate(self.facts)])
         self._said = [f"{f.question}{f.text}" for f in self.facts]
+        self.texts = tuple(self._said)
         self._chars = [set(_cjk(t)) for t in self._said]
         self._regions = [set(regions_in(t)) for t in self._said]
         self._limits = [LIMITING.search(t) is not None for t in self._said]
@@ -325,8 +326,9 @@ class FactIndex:
         if placed:
             _lead(order, placer)
         stater = next((i for i in order if unit[i]), None) if units and not wanted and not unit[order[0]] else None
-        if stater is not None and combined[order[0]] - combined[stater] <= SLOT_SWAP:
-            _lead(order, stater)  # (…and a quantity asked with no slot by the fact stating it close behind: 涂层有几层)
+        if stater is not None and combined[order[0]] - combined[stater] <= 2 * SLOT_SWAP:
+            # (…and a quantity asked with no slot by the fact stating it behind one that states none: 涂层有几层, 最高能拉到多高)
+            _lead(order, stater)
         question_words = _words(question)
         namer = self._namer(question, question_words, order) if wanted and not (placed or by_place) else None
         if namer is not None and combined[order[0]] - combined[namer] <= SLOT_SWAP and (slot[namer] or not narrow):

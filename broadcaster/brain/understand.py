@@ -23,6 +23,7 @@ import numpy as np
 from broadcaster.brain.chitchat import Friendly, cheer, problem
 from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.facts import Choice, FactIndex, reading_texts, split_rows
+from broadcaster.brain.homophones import mended
 from broadcaster.brain.intent import FaqMatch, is_question, slots
 from broadcaster.brain.risk import RiskProbe, RiskReading
 from broadcaster.brain.variants import sized
@@ -188,6 +189,7 @@ class Understanding:
         """The reading of one comment: the embedding of its words (for the probe and the facts) and, when it names a
         slot, of its words with the slot's ("拍了多久能发出来" + 发货 快递) for the facts too."""
         text = sized(text, facts)  # "小的多少钱" → "20寸多少钱" where the facts name their sizes so
+        text = mended(text, facts.texts)  # "功律大不大" → "功率大不大" where the facts say 功率
         texts, whole = reading_texts(text)
         vecs = await self.embeddings.query(texts) if self.embeddings.available else None
         return self.read_sync(text, facts, faq, *split_rows(vecs, whole))

@@ -180,11 +180,31 @@ def test_a_quantity_asked_in_a_unit_is_answered_by_the_fact_stating_it() -> None
                                             ("我想给我妈我姐我婆婆一人一台 能拍三台不", "limit"), ("从哪儿发出来的", "shipping"),
                                             ("一口气拍二十个行吗", "limit"), ("不做活动的时候卖几块钱", "list_price"),
                                             ("几个月大的宝宝能用", "suitable"), ("是不是纯羊毛的", "material"),
-                                            ("放车里后备箱可以吗", "storage")])
+                                            ("放车里后备箱可以吗", "storage"), ("刚到手直接能用不", "first_use"),
+                                            ("用之前要先洗一遍吗", "first_use"), ("打算拿来炖排骨汤", "uses"),
+                                            ("带到美国那边110的电能用吗", "voltage"), ("没注意忘记加水了会怎样", "overheat"),
+                                            ("机器转着拿起来会继续工作吗", "overheat")])
 def test_colloquial_asks_name_their_slot(text: str, slot: str) -> None:
     from broadcaster.brain.intent import slots
 
     assert slot in slots(text)
+
+
+@pytest.mark.parametrize(("text", "units"), [("一小时耗多少电", {"千瓦时", "瓦"}), ("多少瓦的", {"瓦"}),
+                                             ("功率大不大", {"瓦"}), ("几千瓦", {"瓦"})])
+def test_power_is_asked_in_watts(text: str, units: set[str]) -> None:
+    from broadcaster.brain.intent import asked_units, slots
+
+    assert asked_units(text) == frozenset(units)
+    assert "capacity" not in slots(text)  # 功率多大 asks no volume
+
+
+@pytest.mark.parametrize(("text", "slot"), [("直接就能用吗", "suitable"), ("好多热闹", "howto"), ("拼多多买的", "bundle"),
+                                            ("包装好看", "assembly"), ("忘了加水开着", "howto")])
+def test_a_slot_word_made_of_two_words_is_no_slot(text: str, slot: str) -> None:
+    from broadcaster.brain.intent import slots
+
+    assert slot not in slots(text)
 
 
 @pytest.mark.parametrize(("sentence", "against"), [
