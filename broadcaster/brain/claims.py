@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from broadcaster.brain.caveats import Caveats
+from broadcaster.brain.denied import denied_figures, said_as_the_goods
 from broadcaster.brain.lists import CLAUSE, Lists
 from broadcaster.brain.places import regions_in, spoken_regions
 from broadcaster.brain.regions import Regions
@@ -200,6 +201,7 @@ class FactClaims:
         self.absolute = "\n".join(sentences)
         self._own = "\n".join(dense(x) for x in sentences)  # a clause of the facts said in their words goes against nothing
         self.sizes = SizeFigures(tuple(sentences))  # which size each figure is of (1.5米's 259元, 1.8米's 220×240厘米)
+        self.denied_figures = denied_figures(tuple(sentences))  # figures said only as what the goods are not (暂无2升款)
         # words the facts say outside any negation (a denied predicate's word that is affirmed elsewhere names nothing)
         affirmed: set[str] = {t for text in context for t in _segments(text)}
         for sentence in sentences:
@@ -267,7 +269,7 @@ class FactClaims:
                 if t in self.required:
                     return f"{t} said not needed where the facts require it: {self.required[t]}"
         against = self.terms.against(sentence, _negated_at) or self.caveats.against(sentence, _negated_at, find_action) \
-            or self.sizes.against(sentence)
+            or self.sizes.against(sentence) or said_as_the_goods(sentence, self.denied_figures)
         if against:
             return against
         if self.buy_limit and _NO_LIMIT.search(sentence):

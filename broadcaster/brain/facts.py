@@ -325,9 +325,10 @@ class FactIndex:
         placed = placer is not None and place[order[0]] <= 0 and combined[order[0]] - combined[placer] <= 3 * SLOT_SWAP
         if placed:
             _lead(order, placer)
-        stater = next((i for i in order if unit[i]), None) if units and not wanted and not unit[order[0]] else None
+        stater = next((i for i in order if unit[i]), None) if units and not unit[order[0]] and not slot[order[0]] else None
         if stater is not None and combined[order[0]] - combined[stater] <= 2 * SLOT_SWAP:
-            # (…and a quantity asked with no slot by the fact stating it behind one that states none: 涂层有几层, 最高能拉到多高)
+            # (…and a quantity asked by the fact stating it behind one that states none and carries no slot asked: 涂层有几层,
+            # 最高能拉到多高, 最少得放多少)
             _lead(order, stater)
         question_words = _words(question)
         namer = self._namer(question, question_words, order) if wanted and not (placed or by_place) else None

@@ -182,8 +182,8 @@ def cjk_bigrams(text: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=8)
 def stated_figures(texts: tuple[str, ...]) -> dict[tuple[float, str], list[frozenset[str]]]:
-    """(value, unit) of every figure the texts state with a unit → the telling word pairs of each clause stating it
-    (pairs most of the texts share, such as the product's name, tell nothing and are left out)."""
+    """(value, unit) of every figure the texts state (unit '' for a bare number) → the telling word pairs of each clause
+    stating it (pairs most of the texts share, such as the product's name, tell nothing and are left out)."""
     clauses = [(i, c) for i, t in enumerate(texts) for c in CLAUSE_CUT.split(numeric_text(t))]
     df: dict[str, set[int]] = {}
     for i, c in clauses:
@@ -193,7 +193,7 @@ def stated_figures(texts: tuple[str, ...]) -> dict[tuple[float, str], list[froze
     out: dict[tuple[float, str], list[frozenset[str]]] = {}
     for _, c in clauses:
         for f in figures(c):
-            if f.unit and f.unit != "ordinal":
+            if f.unit != "ordinal":  # (a bare number too: the 304 of 内胆为304不锈钢, unit '')
                 out.setdefault((round(f.value, 4), f.unit), []).append(cjk_bigrams(c) - common)
     return out
 

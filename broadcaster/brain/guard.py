@@ -333,8 +333,8 @@ class GroundingGuard:
         v = round(f.value, 4)
         if f.label and f.unit and (v, f.unit, f.label) in self._labelled:
             return True
-        if f.unit and any(grams & kb for kb in self._stated.get((v, f.unit), ())):
-            return True  # the KB states this value in this unit in a clause about the same thing ("到手价只要99元")
+        if any(grams & kb for kb in self._stated.get((v, f.unit), ())):
+            return True  # the KB states this value in this unit in a clause about the same thing ("到手价只要99元", "304不锈钢")
         if f.phrase and is_cjk_char(f.phrase[-1]) and f.phrase in self._named:
             return True  # a count inside a name the knowledge base uses ("两罐装"), not a count of its own
         if not f.unit and v in self._written:

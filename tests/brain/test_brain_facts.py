@@ -183,7 +183,9 @@ def test_a_quantity_asked_in_a_unit_is_answered_by_the_fact_stating_it() -> None
                                             ("放车里后备箱可以吗", "storage"), ("刚到手直接能用不", "first_use"),
                                             ("用之前要先洗一遍吗", "first_use"), ("打算拿来炖排骨汤", "uses"),
                                             ("带到美国那边110的电能用吗", "voltage"), ("没注意忘记加水了会怎样", "overheat"),
-                                            ("机器转着拿起来会继续工作吗", "overheat")])
+                                            ("机器转着拿起来会继续工作吗", "overheat"), ("光能调成偏黄的吗", "light"),
+                                            ("晚上看书会不会刺眼", "light"), ("开久了会闪吗", "light"),
+                                            ("要是收到不满意怎么办", "returns"), ("分期能分几次", "payment")])
 def test_colloquial_asks_name_their_slot(text: str, slot: str) -> None:
     from broadcaster.brain.intent import slots
 
@@ -199,7 +201,8 @@ def test_power_is_asked_in_watts(text: str, units: set[str]) -> None:
     assert "capacity" not in slots(text)  # 功率多大 asks no volume
 
 
-@pytest.mark.parametrize(("text", "slot"), [("直接就能用吗", "suitable"), ("好多热闹", "howto"), ("拼多多买的", "bundle"),
+@pytest.mark.parametrize(("text", "slot"), [("我不喜欢太白的", "returns"), ("能分几次付", "howto"), ("顺丰加钱也行", "postage"),
+                                            ("直接就能用吗", "suitable"), ("好多热闹", "howto"), ("拼多多买的", "bundle"),
                                             ("包装好看", "assembly"), ("忘了加水开着", "howto")])
 def test_a_slot_word_made_of_two_words_is_no_slot(text: str, slot: str) -> None:
     from broadcaster.brain.intent import slots
@@ -832,3 +835,34 @@ def test_a_thing_named_is_answered_by_the_fact_naming_it() -> None:
     idx = _index(["前100单加送备用滤网1个。", "底部可装4节5号电池，电池需自备。", "颜色有白和灰两种。"])
     assert "电池" in idx.choose("电池送不送", None).fact.text
     assert "滤网" in idx.choose("送什么", None).fact.text
+
+
+def test_the_least_to_put_in_asks_a_volume() -> None:
+    from broadcaster.brain.intent import asked_units
+
+    assert asked_units("最少得加多少") == frozenset({"毫升"})
+
+
+def test_a_figure_the_facts_only_deny_is_against_them() -> None:
+    facts = ["容量1.5升，最低加水量0.5升。", "暂无1.8升或2升的大容量款。", "存放温度不超过35℃。"]
+    claims = FactClaims(facts)
+    assert claims.contradiction("一次能烧满2升水，一家人都够用。")
+    assert claims.contradiction("1.8升的也有哦。")
+    assert not claims.contradiction("暂时没有2升的款哦。")  # denied as the facts deny it
+    assert not claims.contradiction("容量是1.5升的。")
+    assert not claims.contradiction("放在35℃以下的地方就好。")  # a limit states its figure
+
+
+def test_a_bare_number_said_of_what_the_facts_say_it_of_is_grounded() -> None:
+    facts = ["内胆为304不锈钢，壶盖内侧为食品级PP材质。", "容量1.5升。", "下单后48小时内发货。"]
+    guard = GroundingGuard(facts[1:], facts=facts)  # (the material's passage not retrieved)
+    assert guard.check("内胆是304不锈钢。").ok
+    assert not guard.check("内胆是316不锈钢。").ok
+    assert not guard.check("外壳是304塑料。").ok  # the number said of something else
+
+
+def test_the_number_of_a_denied_size_said_bare_is_against_the_facts() -> None:
+    claims = FactClaims(["本款只有32厘米一个尺寸，暂无28厘米款。", "重复2到3次。"])
+    assert claims.contradiction("一个人住选28的刚好。")
+    assert not claims.contradiction("没有28的哦。")
+    assert not claims.contradiction("32的就够用。")
