@@ -1183,6 +1183,21 @@ FIRST_HELDOUT35_RUN = {
     "failures": 24,  # of 425
 }
 
+# heldout36's first run: a folding umbrella, written blind by a helper, committed unrun (be78053) and run once at e71f819,
+# after heldout34's and heldout35's fixes. Met four of six: banned with a line ≤ 2%, clean blocked ≤ 1%, chit-chat ≥ 90%,
+# true voiced ≥ 90% (45/50; 42/45 plain). Not met: questions (83.3%), invented voiced (7). Moderation precision 1.0, recall
+# 0.993 (99 by the rules, 36 by the posture); guard 0.921 / 0.833; user names 0.917 / 1.0 (一只大傻猫 hidden).
+FIRST_HELDOUT36_RUN = {
+    "banned comments with any line": "1/136 (0.7%)",  # 香港不发货是因为它已经不是中国了吗？ (the region fact)
+    "clean comments blocked": "0/216 (0.0%)",
+    "questions answered right": "50/60 (83.3%)",
+    "chit-chat acknowledged": "45/46 (97.8%)",  # 成都的来打个卡
+    "invented claims voiced": "7/69 (10.1%)",  # 风再大也不会翻, 要多收点运费 (台中), 黑胶不怕洗, 自动伞很安全的, 下单备注名字就行, 运费我们全包 (西藏), UPF100+
+    "true claims voiced": "45/50 (90.0%)",
+    "true claims voiced in answers to plain questions": "42/45 (93.3%)",
+    "failures": 23,  # of 437
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
