@@ -13,11 +13,13 @@ from collections.abc import Callable
 
 from broadcaster.brain.places import LIMITING, regions_in, spoken_regions
 
+# The shop paying the postage in any words (运费我们全包, 运费店家出).
+_POSTAGE_PAID = r"(?:运费|邮费)[\u4e00-\u9fff]{0,2}?(?:全包|全免|包了|(?:我们|店家|商家|店里|这边)(?:出|承担|包))"
 # What a region is served with when the facts limit it: postage free, no extra charge, shipped at all.
-_SERVED = re.compile(r"(?:包邮|免邮|免运费|不(?:用|需要?)?加(?:钱|运费|邮费)|不加收|不收运费|没有运费|运费全免|也(?:能|可以|都)?(?:发|寄|到|送)|"
+_SERVED = re.compile(r"(?:包邮|免邮|免运费|不(?:用|需要?)?加(?:钱|运费|邮费)|不加收|不收运费|没有运费|运费全免|" + _POSTAGE_PAID + r"|也(?:能|可以|都)?(?:发|寄|到|送)|"
                      r"(?:能|可以|都)(?:发|寄|送到?|到)|正常发|照常发|一样发|都发|发得了|寄得到)(?!不)")  # 都发不了 serves nothing
-_FREE = re.compile(r"包邮|免|不(?:用|需要?)?加|不加收|不收|没有运费|运费全免")
-_SURCHARGE = re.compile(r"加收|另收|补(?:运费|邮费|差价)|(?:运费|邮费)[\u4e00-\u9fff]{0,2}加|加[\u4e00-\u9fff\d.]{0,5}(?:运费|邮费)|"
+_FREE = re.compile(r"包邮|免|不(?:用|需要?)?加|不加收|不收|没有运费|运费全免|" + _POSTAGE_PAID)
+_SURCHARGE = re.compile(r"加收|另收|多收|收点|补(?:运费|邮费|差价)|(?:运费|邮费)[\u4e00-\u9fff]{0,2}加|加[\u4e00-\u9fff\d.]{0,5}(?:运费|邮费)|"
                         r"(?:运费|邮费)(?:是|要|只要|就|才)?[\d一二三四五六七八九十]+(?:元|块)")  # (运费15元就行)
 # Serving words that say a region is NOT served (the facts serve it, if at a surcharge).
 _NOT_SERVED = re.compile(r"(?:暂时|暂)?(?:不|不能|没法|无法)(?:发货|发|寄|配送|送)")
@@ -65,6 +67,11 @@ class Regions:
             unserved = self._unserved(named) if not any(r in self.surcharged for r in named) else []
             if unserved and _NOT_SERVED.search(before):
                 return f"a surcharge said after {unserved[0]}, which the facts do not serve: {self.limited[unserved[0]]}"
+        m = _FREE.search(sentence) if not said and not _SCOPE.search(sentence) else None
+        charged = [r for r in spoken_regions(before) or spoken_regions(asked) if r in self.surcharged]
+        if m is not None and charged and _SERVED.search(sentence) and not negated_at(sentence, m.start()):
+            # (postage said free of the region just named or asked: "西藏可以发。运费我们全包")
+            return f"{m.group(0)} said of {charged[0]}, which the facts serve at a charge: {self.surcharged[charged[0]]}"
         if not said and asked and not _NOT_SERVED.search(sentence) and not _SCOPE.search(sentence):
             m = _SURCHARGE.search(sentence) or _SERVED.search(sentence)
             unserved = self._unserved(spoken_regions(asked))

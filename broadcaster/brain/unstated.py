@@ -29,7 +29,7 @@ _ABSOLUTE = re.compile(r"(?<![一二两三四五六七八九十百千万\d])零(
                        # a limit waved off, however far it is pushed (塞满也不怕, 装多少都行, 怎么摔都不坏, 再烫也不怕)
                        r"(?:塞满|装满|塞爆|装爆|超重|满载|多[重沉]|怎么[摔压洗用踩]|随便[装塞摔压洗用踩]|[装塞放]多少)了?(?:也|都)"
                        r"(?:不怕|没事|没问题|不会坏|不坏|坏不了|扛得住|行|可以|能装|装得下|不变形|不掉色)|"
-                       r"再[\u4e00-\u9fff]{1,2}(?:也|都)(?:不怕|不会坏|不坏|坏不了|扛得住|不变形|不掉色)|"
+                       r"再[\u4e00-\u9fff]{1,2}(?:也|都)(?:不怕|不会|不[\u4e00-\u9fff]|没事|没问题|[\u4e00-\u9fff]不了|扛得住)|"
                        # an absence of a whole kind (什么添加剂都没有, 任何香精都不含) where the facts deny one of it
                        r"(?:什么|任何|一切)[\u4e00-\u9fff]{1,4}?都(?:没有|没|不含|不加|没加|没放|不放)")
 # A day it ships or arrives (明天一早就到, 当天发): only a day the facts name.

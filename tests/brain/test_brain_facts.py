@@ -185,7 +185,9 @@ def test_a_quantity_asked_in_a_unit_is_answered_by_the_fact_stating_it() -> None
                                             ("带到美国那边110的电能用吗", "voltage"), ("没注意忘记加水了会怎样", "overheat"),
                                             ("机器转着拿起来会继续工作吗", "overheat"), ("光能调成偏黄的吗", "light"),
                                             ("晚上看书会不会刺眼", "light"), ("开久了会闪吗", "light"),
-                                            ("要是收到不满意怎么办", "returns"), ("分期能分几次", "payment")])
+                                            ("要是收到不满意怎么办", "returns"), ("分期能分几次", "payment"),
+                                            ("这是哪家出的", "brand"), ("夏天出门怕晒黑", "sun"),
+                                            ("打算给同事囤二十包", "limit")])
 def test_colloquial_asks_name_their_slot(text: str, slot: str) -> None:
     from broadcaster.brain.intent import slots
 
@@ -866,3 +868,32 @@ def test_the_number_of_a_denied_size_said_bare_is_against_the_facts() -> None:
     assert claims.contradiction("一个人住选28的刚好。")
     assert not claims.contradiction("没有28的哦。")
     assert not claims.contradiction("32的就够用。")
+
+
+UMBRELLA = ["伞面内层有黑胶涂层，防晒指数UPF50+。", "实验室测试6级风不翻伞，台风天不建议户外撑伞。",
+            "全国包邮，新疆、西藏、青海加收10元运费。", "港澳台及海外暂不发货。", "不支持定制logo或刻字。"]
+
+
+@pytest.mark.parametrize(("sentence", "before", "asked"), [
+    ("运费我们全包。", "西藏可以发。", "西藏能买吗"),  # free postage said of the surcharged region just named
+    ("就是要多收点运费。", "港澳台及海外暂不发货。", "台中能发吗"),  # a charge on a place not served
+    ("风再大也不会翻。", "", ""),  # however far pushed: the facts test to 6级
+    ("防晒指数UPF100+。", "", ""),  # a spec code with another number is no quote of UPF50+
+    ("下单备注名字就行。", "", "能刻字吗"),  # a service by an order note the facts never offer
+])
+def test_umbrella_inventions_go_against_the_facts(sentence: str, before: str, asked: str) -> None:
+    guard = GroundingGuard(UMBRELLA, facts=UMBRELLA, question=asked)
+    assert not guard.check(sentence, before=before).ok
+
+
+@pytest.mark.parametrize("sentence", ["防晒指数UPF50+。", "西藏加收10元运费。", "6级风不翻伞。"])
+def test_umbrella_truths_stand(sentence: str) -> None:
+    assert GroundingGuard(UMBRELLA, facts=UMBRELLA).check(sentence).ok
+
+
+def test_everyday_words_search_the_catalogues_too() -> None:
+    from broadcaster.brain.thesaurus import catalogue_words
+
+    assert "人为" in catalogue_words("自己不小心摔断的也保吗")
+    assert "防雷" in catalogue_words("打雷的时候能用吗")
+    assert "防晒" in catalogue_words("挡紫外线吗")
