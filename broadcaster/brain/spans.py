@@ -66,6 +66,7 @@ def ranges(text: str) -> list[tuple[float, float, str]]:
 
 def given(text: str) -> list[tuple[float, str]]:
     """The figures a viewer states about themselves or their need: (value, unit or '')."""
+    text = text.replace("俩", "两个").replace("仨", "三个")  # (俩人一起打 is two people)
     out = []
     for m in _HEIGHT.finditer(text):
         out.append((100 + _CN.get(m.group(1), 0 if not m.group(1).isdigit() else int(m.group(1))) * 10
