@@ -127,7 +127,8 @@ def _lead(order: list[int], i: int) -> None:
     order.insert(0, i)
 
 
-_ORDERING = re.compile(r"下单|买|拍|发|寄|送|到|运费|邮费|包邮")
+# (…or a place and nothing else, asked after the shop's answer on another: "澳门呢")
+_ORDERING = re.compile(r"下单|买|拍|发|寄|送|到|运费|邮费|包邮|^[\u4e00-\u9fff]{2,8}?(?:呢|呐|可以不|可以吗|行不|行吗)[?？!！\s]*$")
 # Characters that carry a question's form, not what it asks about.
 _FORM = frozenset("的了吗呢啊吧么是不有没能会要这那个一我你他她它们在和与也都就还可以什么多少怎么样咋啥嘛呀哦喔哈")
 _CLAUSES = re.compile(r"[\s，,。！!？?～~、；;]+")

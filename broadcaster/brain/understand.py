@@ -25,6 +25,7 @@ from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.facts import Choice, FactIndex, reading_texts, split_rows
 from broadcaster.brain.homophones import mended
 from broadcaster.brain.intent import FaqMatch, is_question, slots
+from broadcaster.brain.places import regions_in
 from broadcaster.brain.risk import RiskProbe, RiskReading
 from broadcaster.brain.variants import sized
 
@@ -229,7 +230,10 @@ class Understanding:
         # (a quantity asked in a unit the best fact states — "有多高，想塞吊柜下面" → 23厘米 — is read like a slot)
         # (…and a figure the viewer gives inside a fact's range — "俺家五口人够吃不" → 适合2到5人 — is about the goods)
         # (…and so is a word of the best fact that no other fact says: "两只猫想一起吃 有双碗的吗" → 暂无双碗款)
-        elsewhere = risk is not None and not wanted and faq is None and not (choice and (choice.fits or choice.margin >= FAR_AHEAD)) and (
+        # (…and so is a region the best fact names: "澳门呢" → 港澳台及海外暂不发货)
+        placed = bool(choice and choice.fact and set(regions_in(text)) & set(regions_in(choice.fact.text)))
+        elsewhere = risk is not None and not wanted and faq is None and not placed \
+            and not (choice and (choice.fits or choice.margin >= FAR_AHEAD)) and (
             risk.on_topic < ON_TOPIC_SURE or (risk.on_topic < ON_TOPIC and not (
                 choice and (choice.margin >= STANDS_OUT or choice.in_unit or self._own(choice.own_word)))))
         if elsewhere:

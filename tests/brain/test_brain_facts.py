@@ -187,14 +187,16 @@ def test_a_quantity_asked_in_a_unit_is_answered_by_the_fact_stating_it() -> None
                                             ("晚上看书会不会刺眼", "light"), ("开久了会闪吗", "light"),
                                             ("要是收到不满意怎么办", "returns"), ("分期能分几次", "payment"),
                                             ("这是哪家出的", "brand"), ("夏天出门怕晒黑", "sun"),
-                                            ("打算给同事囤二十包", "limit")])
+                                            ("打算给同事囤二十包", "limit"), ("晚上睡着忘了关会怎样", "overheat"),
+                                            ("一口气用一个小时行吗", "overheat"), ("拆开一股塑料味", "odour"),
+                                            ("放鞋柜里臭不臭", "odour")])
 def test_colloquial_asks_name_their_slot(text: str, slot: str) -> None:
     from broadcaster.brain.intent import slots
 
     assert slot in slots(text)
 
 
-@pytest.mark.parametrize(("text", "units"), [("一小时耗多少电", {"千瓦时", "瓦"}), ("多少瓦的", {"瓦"}),
+@pytest.mark.parametrize(("text", "units"), [("一小时耗多少电", {"千瓦时", "瓦"}), ("多少瓦的", {"瓦"}), ("宿舍用会跳闸吗", {"瓦"}),
                                              ("功率大不大", {"瓦"}), ("几千瓦", {"瓦"})])
 def test_power_is_asked_in_watts(text: str, units: set[str]) -> None:
     from broadcaster.brain.intent import asked_units, slots
@@ -897,3 +899,10 @@ def test_everyday_words_search_the_catalogues_too() -> None:
     assert "人为" in catalogue_words("自己不小心摔断的也保吗")
     assert "防雷" in catalogue_words("打雷的时候能用吗")
     assert "防晒" in catalogue_words("挡紫外线吗")
+
+
+def test_two_people_said_as_liang_fit_a_range_of_people() -> None:
+    from broadcaster.brain.spans import given
+
+    assert given("俩人一起用够吗") == [(2.0, "人")]
+
