@@ -189,7 +189,9 @@ def test_a_quantity_asked_in_a_unit_is_answered_by_the_fact_stating_it() -> None
                                             ("这是哪家出的", "brand"), ("夏天出门怕晒黑", "sun"),
                                             ("打算给同事囤二十包", "limit"), ("晚上睡着忘了关会怎样", "overheat"),
                                             ("一口气用一个小时行吗", "overheat"), ("拆开一股塑料味", "odour"),
-                                            ("放鞋柜里臭不臭", "odour")])
+                                            ("放鞋柜里臭不臭", "odour"), ("苹果的线能充吗", "port"),
+                                            ("有白的吗", "color"), ("能不能提前设好到点自动开", "timer"),
+                                            ("饭好了能一直热着吗", "keep_warm")])
 def test_colloquial_asks_name_their_slot(text: str, slot: str) -> None:
     from broadcaster.brain.intent import slots
 
@@ -906,3 +908,10 @@ def test_two_people_said_as_liang_fit_a_range_of_people() -> None:
 
     assert given("俩人一起用够吗") == [(2.0, "人")]
 
+
+
+@pytest.mark.parametrize(("text", "units"), [("最高温多少", {"度"}), ("温度范围多少", {"度"}), ("这个多大的", {"毫米"})])
+def test_temperatures_and_sizes_asked_plainly(text: str, units: set[str]) -> None:
+    from broadcaster.brain.intent import asked_units
+
+    assert asked_units(text) == frozenset(units)
