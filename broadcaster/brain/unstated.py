@@ -59,7 +59,9 @@ _MADE = re.compile(r"产(?!品|后)|生产|制造|进口|原装|工厂|厂里")
 _SENT_FROM = re.compile(r"从[\u4e00-\u9fff]{2,6}(?:仓|发货|发出|寄出|发)|[\u4e00-\u9fff]{2,4}仓(?:发货|发出|直发)")  # (从广州仓发货)
 # A harm said absent (没有辐射, 无毒, 不含甲醛, 不伤皮肤): a safety claim, only as the facts state it (the harm named).
 _SAFE = re.compile(r"(?:没有|没|无|不含|零|不会有|不存在)(?:任何)?(辐射|毒|有害物质|重金属|荧光剂|甲醛|致癌物?|副作用|刺激)|"
-                   r"不伤(身体|皮肤|手|眼睛?)|对(?:身体|人体)(无害)")
+                   r"不伤(身体|皮肤|手|眼睛?)|对(?:身体|人体)(无害)|"
+                   # (an assurance of safety itself: 自动伞很安全的, 用着特别安全 — only where the facts speak of 安全)
+                   r"(?:很|非常|特别|挺|超|蛮|十分|足够)(安全)")
 # A certification or a standard named (欧盟CE认证, FDA认证, 出口标准): only one the facts name.
 _CERT = re.compile(r"(?:[A-Za-z][A-Za-z0-9\-]{0,7}|\d[A-Za-z][A-Za-z0-9\-]{0,6}|欧盟|美国|国际|德国|日本|出口|军工|医用|母婴)\s*(?:认证|标准|级)")
 # A mode or setting named (选轻柔模式就行, 开睡眠档): only one the facts have — the name in their words, or its last

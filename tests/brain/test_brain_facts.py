@@ -915,3 +915,8 @@ def test_temperatures_and_sizes_asked_plainly(text: str, units: set[str]) -> Non
     from broadcaster.brain.intent import asked_units
 
     assert asked_units(text) == frozenset(units)
+
+
+def test_an_assurance_of_safety_is_said_only_where_the_facts_speak_of_it() -> None:
+    assert FactClaims(["暂无儿童款，开伞弹力较大，不建议10岁以下儿童单独使用。"]).contradiction("自动伞很安全的。")
+    assert not FactClaims(["带儿童安全锁，误触不会启动。"]).contradiction("用起来很安全。")
