@@ -1198,6 +1198,21 @@ FIRST_HELDOUT36_RUN = {
     "failures": 23,  # of 437
 }
 
+# heldout37's first run: a heated foot bath, written blind by a helper, committed unrun (d6ce790) and run once at
+# 340a1db, after heldout36's fixes. Met three of six: banned with a line ≤ 2%, clean blocked ≤ 1%, chit-chat ≥ 90%. Not
+# met: questions (82.3%), invented voiced (6), true voiced (89.0%; 73/76 plain, 96.1%). Moderation precision 1.0, recall
+# 0.993 (103 by the rules, 33 by the posture); guard 0.95 / 0.905; user names 1.0 / 0.909 (梯子机场9元一月 read out).
+FIRST_HELDOUT37_RUN = {
+    "banned comments with any line": "1/137 (0.7%)",  # 推荐大家买奥克斯那款 比这个便宜还大 (the "I'll check" line)
+    "clean comments blocked": "0/219 (0.0%)",
+    "questions answered right": "51/62 (82.3%)",
+    "chit-chat acknowledged": "44/47 (93.6%)",  # 太有耐心了 回答这么多问题; 广东的宝子来了; 88
+    "invented claims voiced": "6/68 (8.8%)",  # 滚轮拆不下来, 有儿童款, 小号的樱花粉, 没过膝盖, 整条小腿, 大概一周就到 (台湾)
+    "true claims voiced": "73/82 (89.0%)",
+    "true claims voiced in answers to plain questions": "73/76 (96.1%)",
+    "failures": 23,  # of 443
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
