@@ -30,6 +30,8 @@ from broadcaster.brain.variants import SizeFigures
 
 _NEG = r"严禁|切勿|避免|远离|不要|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
 
+_WHEN_WORDS = frozenset({"目前", "现在", "暂时", "当前", "眼下", "今年", "今天", "近期", "最近", "本店", "店里", "我们"})
+
 
 def _said(text: str) -> str:
     return re.sub(r"[^0-9a-z\u4e00-\u9fff]", "", normalize(text))
@@ -63,7 +65,8 @@ _YES = re.compile(r"^(?:当然|完全|绝对)?(?:可以|能|行|没问题|放心
 # A product line said to exist ("我们有迷你儿童款", "还出了加大版"): only one the facts name.
 _LINE = re.compile(r"(?:有|出了?|推出了?|新出了?)(?:一?[款个种套])?([\u4e00-\u9fffA-Za-z0-9]{2,6}?)(?:款|版)(?![式])")
 # A sentence saying something is absent or not included (没有任何涂层, 不含X, 不带X).
-_ABSENT = re.compile(r"(?:没有任何|没有|无任何|不含任何|不含|不带|不附带|没配|不配)([\u4e00-\u9fff]{2,6})")
+_ABSENT = re.compile(r"(?:没有任何|没有|无任何|不含任何|不含|不带|不附带|没配|不配)([\u4e00-\u9fff]{2,6})|"
+                     r"(拆)不(?:下来|掉|开)|不(?:能|可以|可)(拆)")  # (拆不下来 where the facts say 可拆卸)
 # The whole product said of (整个枕头都能机洗): a denial about a part of it holds.
 _WHOLE = re.compile(r"整个|整只|整件|整条|整套|整体|连同|连[\u4e00-\u9fff]{1,4}一起|全部都")
 # A charge on top of the postage (运费要加15元, 加收, 补邮费).
@@ -247,7 +250,8 @@ class FactClaims:
                 own = re.match(r"^\s*(?:本|该|此|这款|这个|我们的?|(?:机身|整机|主机|机器|本机|产品|商品|整体)\s*$)", before) is not None
                 # (what it is called is no subject: 食盆属易耗品不保修 → 食盆)
                 named = re.sub(r"(?:属于|属|是|为|作为)[\u4e00-\u9fff]{1,6}$", "", before) or before
-                subject = () if regions or own else tuple(t for t in _segments(named) if len(t) >= 2 and not t.isdigit())
+                subject = () if regions or own else tuple(t for t in _segments(named) if len(t) >= 2 and not t.isdigit()
+                                                          and t not in _WHEN_WORDS)  # (目前暂无儿童款: 目前 is no subject)
                 contents = re.match(r"不含|不包括|不包含|不带|不附带|不送|不配", clause[start:end]) is not None
                 self.denials.append(Denial(sentence, keys, regions, subject, contents))
 
@@ -299,7 +303,7 @@ class FactClaims:
         if extra:
             return extra
         for m in _ABSENT.finditer(sentence):
-            said = [t for t in _segments(m.group(1)) if t in self._stated]
+            said = [t for t in (_segments(m.group(1)) if m.group(1) else ("拆卸", "拆洗")) if t in self._stated]
             if said:
                 return f"{said[0]} said absent where the facts state it"
         # (a bare yes — "可以坐。", "有的" — says what the viewer asked: it goes against what the facts deny of that)

@@ -21,6 +21,8 @@ _SERVED = re.compile(r"(?:包邮|免邮|免运费|不(?:用|需要?)?加(?:钱|�
 _FREE = re.compile(r"包邮|免|不(?:用|需要?)?加|不加收|不收|没有运费|运费全免|" + _POSTAGE_PAID)
 _SURCHARGE = re.compile(r"加收|另收|多收|收点|补(?:运费|邮费|差价)|(?:运费|邮费)[\u4e00-\u9fff]{0,2}加|加[\u4e00-\u9fff\d.]{0,5}(?:运费|邮费)|"
                         r"(?:运费|邮费)(?:是|要|只要|就|才)?[\d一二三四五六七八九十]+(?:元|块)")  # (运费15元就行)
+# A time to arrive (大概一周就到, 三天能送到): said after places not served, it serves them.
+_ARRIVES = re.compile(r"(?:一周|一个星期|几天|[一二两三四五六七八九十\d]+(?:个)?(?:天|周|星期|工作日))(?:左右|内|之内)?(?:就|能|可以|会)?(?:到|送到|送达|收到|寄到)")
 # Serving words that say a region is NOT served (the facts serve it, if at a surcharge).
 _NOT_SERVED = re.compile(r"(?:暂时|暂)?(?:不|不能|没法|无法)(?:发货|发|寄|配送|送)")
 # Places said by their scope (全国大部分地区都包邮): the sentence is not about the region the viewer asked.
@@ -62,11 +64,11 @@ class Regions:
                 clause_at: Callable[[str, int], str]) -> str:
         """The region fact a sentence goes against ('' when none); `said`: the regions it names; `before`: the answer's
         sentence just before; `asked`: the viewer's question."""
-        if not said and _SURCHARGE.search(sentence):
+        if not said and (_SURCHARGE.search(sentence) or _ARRIVES.search(sentence)):
             named = spoken_regions(before)
             unserved = self._unserved(named) if not any(r in self.surcharged for r in named) else []
             if unserved and _NOT_SERVED.search(before):
-                return f"a surcharge said after {unserved[0]}, which the facts do not serve: {self.limited[unserved[0]]}"
+                return f"a surcharge or a delivery said after {unserved[0]}, which the facts do not serve: {self.limited[unserved[0]]}"
         m = _FREE.search(sentence) if not said and not _SCOPE.search(sentence) else None
         charged = [r for r in spoken_regions(before) or spoken_regions(asked) if r in self.surcharged]
         if m is not None and charged and _SERVED.search(sentence) and not negated_at(sentence, m.start()):

@@ -191,7 +191,10 @@ def test_a_quantity_asked_in_a_unit_is_answered_by_the_fact_stating_it() -> None
                                             ("一口气用一个小时行吗", "overheat"), ("拆开一股塑料味", "odour"),
                                             ("放鞋柜里臭不臭", "odour"), ("苹果的线能充吗", "port"),
                                             ("有白的吗", "color"), ("能不能提前设好到点自动开", "timer"),
-                                            ("饭好了能一直热着吗", "keep_warm")])
+                                            ("饭好了能一直热着吗", "keep_warm"), ("冬天水凉得快 能恒温吗", "heating"),
+                                            ("刷头能取下来吗", "detach"), ("用完水怎么排", "drain"),
+                                            ("能没过脚踝不", "depth"), ("空着先通电热一下再灌水行吗", "overheat"),
+                                            ("手上擦伤了能用吗", "suitable")])
 def test_colloquial_asks_name_their_slot(text: str, slot: str) -> None:
     from broadcaster.brain.intent import slots
 
@@ -910,7 +913,7 @@ def test_two_people_said_as_liang_fit_a_range_of_people() -> None:
 
 
 
-@pytest.mark.parametrize(("text", "units"), [("最高温多少", {"度"}), ("温度范围多少", {"度"}), ("这个多大的", {"毫米"})])
+@pytest.mark.parametrize(("text", "units"), [("最高温多少", {"度"}), ("怕凉 最高能调到多少", {"度"}), ("温度范围多少", {"度"}), ("这个多大的", {"毫米"})])
 def test_temperatures_and_sizes_asked_plainly(text: str, units: set[str]) -> None:
     from broadcaster.brain.intent import asked_units
 
@@ -920,3 +923,21 @@ def test_temperatures_and_sizes_asked_plainly(text: str, units: set[str]) -> Non
 def test_an_assurance_of_safety_is_said_only_where_the_facts_speak_of_it() -> None:
     assert FactClaims(["暂无儿童款，开伞弹力较大，不建议10岁以下儿童单独使用。"]).contradiction("自动伞很安全的。")
     assert not FactClaims(["带儿童安全锁，误触不会启动。"]).contradiction("用起来很安全。")
+
+
+FOOT_BATH = ["盆底有16颗可拆卸按摩滚轮。", "12岁以下儿童需在大人看护下使用，目前暂无儿童款。", "港澳台及海外暂不发货。",
+             "下单后48小时内发货。"]
+
+
+@pytest.mark.parametrize(("sentence", "before"), [
+    ("滚轮是固定死的拆不下来。", ""),  # a part the facts say comes off
+    ("有的，我们有儿童款。", ""),  # 目前暂无: 目前 is no subject that limits the denial
+    ("大概一周就到。", "港澳台及海外暂不发货。"),  # a delivery time after places not served
+])
+def test_foot_bath_inventions_go_against_the_facts(sentence: str, before: str) -> None:
+    assert FactClaims(FOOT_BATH).contradiction(sentence, before=before)
+
+
+@pytest.mark.parametrize("sentence", ["滚轮可以拆下来洗。", "目前没有儿童款哦。", "一般下单后两三天就到。"])
+def test_foot_bath_truths_stand(sentence: str) -> None:
+    assert not FactClaims(FOOT_BATH).contradiction(sentence, before="下单后48小时内发货。")
