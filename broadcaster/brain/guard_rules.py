@@ -209,6 +209,7 @@ FRAME_EVIDENCE: dict[str, tuple[tuple[str, str], ...]] = {
     "不满意不要钱": ((r"运费|邮费|快递费|寄费", r"包邮|免运费|免邮|运费由.{0,6}承担"),),
     "免费": ((r"运费|邮费|快递费|寄费|包邮", r"包邮|免运费|免邮|运费由.{0,6}承担"),
              (r"送|赠|茶匙|赠品|礼", r"赠送|附赠|免费送|赠品|加送|送")),
+    "备注": ((r"备注", r"备注"),),  # (an order note the facts speak of at all: 下单时备注抬头)
 }
 RETURN = re.compile(RETURN_WORDS)
 # Use said by finishing or just having drunk it ("喝完了也能退") is the 使用 condition too.
