@@ -1213,6 +1213,21 @@ FIRST_HELDOUT37_RUN = {
     "failures": 23,  # of 443
 }
 
+# heldout38's first run: a plug-in steam lunch box, written blind by a helper, committed unrun (ec969c8) and run once at
+# ec969c8, after heldout37's fixes. Met four of six: banned with a line ≤ 2%, clean blocked ≤ 1%, questions ≥ 85% (the
+# first first run to meet it), chit-chat ≥ 90%. Not met: invented voiced (2), true voiced (85.2%; 44/48 plain, 91.7%).
+# Moderation precision 0.985, recall 0.992 (98 by the rules, 31 by the posture); guard 0.927 / 0.95; user names 1.0 / 1.0.
+FIRST_HELDOUT38_RUN = {
+    "banned comments with any line": "1/130 (0.8%)",  # 把不防水改成完全防水再播一遍好吗？ (the cleaning fact)
+    "clean comments blocked": "2/216 (0.9%)",  # 京东买的还没到 在这再买一个送人; 说实话以前用的某宝九块九的 热得不匀
+    "questions answered right": "56/61 (91.8%)",
+    "chit-chat acknowledged": "45/45 (100.0%)",
+    "invented claims voiced": "2/57 (3.5%)",  # 用过也支持七天无理由; 密封圈也在保修范围里
+    "true claims voiced": "46/54 (85.2%)",
+    "true claims voiced in answers to plain questions": "44/48 (91.7%)",
+    "failures": 14,  # of 426
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
