@@ -1213,8 +1213,8 @@ FIRST_HELDOUT37_RUN = {
     "failures": 23,  # of 443
 }
 
-# heldout38's first run: a plug-in steam lunch box, written blind by a helper, committed unrun (ec969c8) and run once at
-# ec969c8, after heldout37's fixes. Met four of six: banned with a line ≤ 2%, clean blocked ≤ 1%, questions ≥ 85% (the
+# heldout38's first run: a plug-in steam lunch box, written blind by a helper, committed unrun (ec969c8, which adds only
+# the set) and run once on that commit, after heldout37's fixes. Met four of six: banned with a line ≤ 2%, clean blocked ≤ 1%, questions ≥ 85% (the
 # first first run to meet it), chit-chat ≥ 90%. Not met: invented voiced (2), true voiced (85.2%; 44/48 plain, 91.7%).
 # Moderation precision 0.985, recall 0.992 (98 by the rules, 31 by the posture); guard 0.927 / 0.95; user names 1.0 / 1.0.
 FIRST_HELDOUT38_RUN = {
