@@ -1277,7 +1277,7 @@ async def test_redteam(part: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("part", ["heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21",
                                   "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout28",
                                   "heldout29", "heldout30", "heldout31", "heldout32", "heldout33", "heldout34", "heldout35",
-                                  "heldout36", "heldout37",
+                                  "heldout36", "heldout37", "heldout38",
                                   "downjacket", "snack", "bluetooth-earbuds"])
 async def test_issue22_products(part: str) -> None:
     # Only what is asserted is run (the whole set's figures: `python tests/brain/test_redteam.py PART`): every banned
