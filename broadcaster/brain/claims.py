@@ -23,7 +23,7 @@ from broadcaster.brain.places import regions_in, spoken_regions
 from broadcaster.brain.regions import Regions
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.terms import Terms
-from broadcaster.brain.textnorm import normalize
+from broadcaster.brain.textnorm import dense_with_figures
 from broadcaster.brain.thesaurus import PEOPLE, find, find_action, span
 from broadcaster.brain.unstated import spec_codes, unstated
 from broadcaster.brain.variants import SizeFigures
@@ -31,10 +31,6 @@ from broadcaster.brain.variants import SizeFigures
 _NEG = r"严禁|切勿|避免|远离|不要|请勿|不得|暂不|暂无|暂时不|暂时没有|无需|无须|不需要|不必|不支持|不可以|不可|不能|不会|不是|不含|不包括|不包含|不提供|不建议|不适合|不宜|不做|无法|没有|并非|非|禁止|勿|不"
 
 _WHEN_WORDS = frozenset({"目前", "现在", "暂时", "当前", "眼下", "今年", "今天", "近期", "最近", "本店", "店里", "我们"})
-
-
-def _said(text: str) -> str:
-    return re.sub(r"[^0-9a-z\u4e00-\u9fff]", "", normalize(text))
 _NEG_RE = re.compile(_NEG)
 _ITEM_SPLIT = re.compile(r"[和及与、或/]|以及|或者|也(?:不能|不可|不要|不宜|别|没有|没|不)")
 # Words a denied predicate is said with that name nothing of its own.
@@ -206,7 +202,7 @@ class FactClaims:
         self.absolute = ""  # every fact's text, for an absolute promise the facts themselves make
         sentences = [x for fact in facts for x in split_sentences(fact, 200)]
         self.absolute = "\n".join(sentences)
-        self._own = "\n".join(_said(x) for x in sentences)  # a clause of the facts said in their words goes against nothing
+        self._own = "\n".join(dense_with_figures(x) for x in sentences)  # a clause of the facts said in their words goes against nothing
         self.sizes = SizeFigures(tuple(sentences))  # which size each figure is of (1.5米's 259元, 1.8米's 220×240厘米)
         self.denied_figures = denied_figures(tuple(sentences))  # figures said only as what the goods are not (暂无2升款)
         # words the facts say outside any negation (a denied predicate's word that is affirmed elsewhere names nothing)
@@ -259,7 +255,7 @@ class FactClaims:
         """The fact a sentence goes against ('' when none): a denied predicate asserted, a limited region served,
         a limited gift for everyone, a spec code the facts do not state; `before`: the answer's sentence just before
         (a charge said after places the facts do not serve at all is a charge on them)."""
-        quoted = _said(sentence)  # (with its figures: UPF100+ is no quote of UPF50+)
+        quoted = dense_with_figures(sentence)
         if len(quoted) >= 6 and any(not _NEGATED_BEFORE.search(self._own[max(0, m.start() - 8) : m.start()])
                                       for m in re.finditer(re.escape(quoted), self._own)):
             # (…but not one cut from its negation: 含被芯和枕芯 of 不含被芯和枕芯)

@@ -20,12 +20,13 @@ _LIMIT = re.compile(r"超过|低于|高于|以上|以下|以内|大于|小于|�
 
 
 def _keys(clause: str) -> list[tuple[tuple[float, str], bool, str]]:
-    """Each figure with a unit in a clause (as a key and as said), and whether the clause denies it."""
+    """Each figure of a clause but a count or an ordinal (as a key and as said), and whether the clause denies it."""
     out = []
     for f in figures(clause):
         if f.unit != "ordinal" and not f.unit.startswith("count:"):
-            before = clause[: max(0, clause.find(f.text.strip()))] if f.text.strip() in clause else ""
-            out.append(((round(f.value, 4), f.unit), bool(_DENIAL.search(before)) and not _LIMIT.search(before), f.text.strip()))
+            said = f.text.strip()
+            before = clause[: max(0, clause.find(said))]
+            out.append(((round(f.value, 4), f.unit), bool(_DENIAL.search(before)) and not _LIMIT.search(before), said))
     return out
 
 
@@ -56,7 +57,7 @@ def denied_figures(texts: tuple[str, ...]) -> frozenset[tuple[float | None, str]
 _NEGATION = re.compile(r"不|没|无|别|非|未")
 
 
-def said_as_the_goods(sentence: str, denied: frozenset[tuple[float, str]]) -> str:
+def said_as_the_goods(sentence: str, denied: frozenset[tuple[float | None, str]]) -> str:
     """A figure of `denied` that a clause of the sentence states with no negation at all ('' when none)."""
     for clause in CLAUSE_CUT.split(numeric_text(sentence)) if denied else ():
         for key, _, said in _keys(clause) if not _NEGATION.search(clause) else ():

@@ -200,8 +200,7 @@ class FactIndex:
         # a fact near every kind of question is discounted by this share of its closeness to them
         self.hubs = HUB * hub_scores(self.vectors, background) if self.vectors is not None else np.zeros(len(self.facts))
         self._words = BM25Index([Passage(str(i), f"{f.question} {f.text}".strip()) for i, f in enumerate(self.facts)])
-        self._said = [f"{f.question}{f.text}" for f in self.facts]
-        self.texts = tuple(self._said)
+        self._said = self.texts = tuple(f"{f.question}{f.text}" for f in self.facts)
         self._chars = [set(_cjk(t)) for t in self._said]
         self._regions = [set(regions_in(t)) for t in self._said]
         self._limits = [LIMITING.search(t) is not None for t in self._said]

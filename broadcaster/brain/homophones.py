@@ -25,7 +25,7 @@ def _freq(word: str) -> int:
     return segmenter().dt.FREQ.get(word) or 0
 
 
-def _loose(question: str) -> list[bool]:
+def _loose(question: str) -> list[int]:
     """Per character: the token it stands in when that is one the segmenter made up by its HMM (no word it knows),
     else -1. A slip stays inside one such token: a single character between words (是, 有, 过) is a word itself."""
     out: list[int] = []

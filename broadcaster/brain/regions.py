@@ -70,7 +70,7 @@ class Regions:
             if unserved and _NOT_SERVED.search(before):
                 return f"a surcharge or a delivery said after {unserved[0]}, which the facts do not serve: {self.limited[unserved[0]]}"
         m = _FREE.search(sentence) if not said and not _SCOPE.search(sentence) else None
-        charged = [r for r in spoken_regions(before) or spoken_regions(asked) if r in self.surcharged]
+        charged = [r for r in spoken_regions(before) or spoken_regions(asked) if r in self.surcharged] if m else []
         if m is not None and charged and _SERVED.search(sentence) and not negated_at(sentence, m.start()):
             # (postage said free of the region just named or asked: "西藏可以发。运费我们全包")
             return f"{m.group(0)} said of {charged[0]}, which the facts serve at a charge: {self.surcharged[charged[0]]}"
