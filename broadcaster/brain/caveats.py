@@ -18,7 +18,10 @@ from broadcaster.brain.lists import CLAUSE
 _NEEDS = re.compile(r"(?:需要?|须|必须|要求|前提是|前提为|条件是)([^。；;！!？?]{2,30})")
 _NOT_DONE = re.compile(r"([\u4e00-\u9fff]{0,4}?)(?:未|没有?|不曾)([\u4e00-\u9fff])")
 # A sentence that says the promise holds anyway (剪了吊牌也能退, 用过照样退).
-_ANYWAY = re.compile(r"也能|也可以|也行|也没事|也没关系|照样|照常|一样(?:能|可以)|都能|都可以|还能|还可以|不影响|没关系|没事")
+_ANYWAY = re.compile(r"也能|也可以|也行|也没事|也没关系|也支持|也给|照样|照常|一样(?:能|可以|支持)|都能|都可以|都支持|还能|还可以|"
+                     r"不影响|没关系|没事")
+# The promise a condition is of, said in the sentence (用过也支持七天无理由: the act done, the thing unnamed).
+_PROMISE = re.compile(r"退|无理由|保修|质保")
 # A wait the facts set after an action (拆袋后平放通风24小时即可回弹, 充满电后静置2小时).
 _WAIT = re.compile(r"([\u4e00-\u9fff]{2})后[^，,。；;]{0,12}?(?:\d+(?:\.\d+)?|[一二两三四五六七八九十半]+)\s*(?:个)?(?:分钟|小时|天|周)(?!内|以内|之内)")
 # A sentence that skips it: the action, then at once (拆开就能直接睡, 收到马上用).
@@ -45,6 +48,7 @@ class Caveats:
 
     def __init__(self) -> None:
         self.conditions: list[tuple[str, str, str]] = []  # (the thing, the act that must not have happened, the fact)
+        self.done: list[tuple[re.Pattern[str], re.Pattern[str], str]] = []  # (the act said done, no thing named; the promise; the fact)
         self.waits: list[tuple[str, str]] = []  # (the action a wait follows, the fact)
         self.normal: list[tuple[str, str]] = []  # (the state called normal, the fact)
         self.manners: list[tuple[re.Pattern[str], str]] = []  # (the manner's opposite, the fact)
@@ -55,6 +59,13 @@ class Caveats:
                 for n in _NOT_DONE.finditer(item):
                     if n.group(1):
                         self.conditions.append((n.group(1)[-2:], n.group(2), sentence))
+                    verb = re.match(r"[\u4e00-\u9fff]{1,2}", item[n.end(2) - 1 :])
+                    if verb is not None and _PROMISE.search(sentence):
+                        # (未使用: 用过, 使用后; 未拆封: 拆了, 拆封过; 吊牌未剪: 剪掉了)
+                        v = verb.group(0)
+                        heads = "".join(dict.fromkeys(v[0] + v[-1]))
+                        promise = re.compile("|".join(dict.fromkeys(p.group(0) for p in _PROMISE.finditer(sentence))))
+                        self.done.append((re.compile(rf"{v}(?:过|了|后)|(?<![未没不])[{heads}](?:过|了|掉|开)(?!吗|没)"), promise, sentence))
         self.waits.extend((m.group(1), sentence) for m in _WAIT.finditer(sentence))
         self.manners.extend((re.compile(f"(?:{_OPPOSITE[m.group(1)]}){m.group(2)}"), sentence) for m in _MANNER.finditer(sentence))
         for clause in CLAUSE.findall(sentence):
@@ -70,6 +81,10 @@ class Caveats:
                 at = clause.find(act)
                 if thing in clause and at >= 0 and _ANYWAY.search(clause) and not negated_at(clause, at):
                     return f"{thing} {act} said to be fine where the facts need it not: {fact}"
+            for done, promise, fact in self.done:
+                m = done.search(clause)
+                if m is not None and _ANYWAY.search(clause, m.end()) and promise.search(sentence) and not negated_at(clause, m.start()):
+                    return f"{m.group(0)} said to be fine where the facts need it not: {fact}"
             for action, fact in self.waits:
                 at = find(clause, action)
                 m = _AT_ONCE.search(clause, max(at, 0))

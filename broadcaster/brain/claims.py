@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from broadcaster.brain.caveats import Caveats
 from broadcaster.brain.denied import denied_figures, said_as_the_goods
 from broadcaster.brain.lists import CLAUSE, Lists
+from broadcaster.brain.materials import Materials
 from broadcaster.brain.places import regions_in, spoken_regions
 from broadcaster.brain.regions import Regions
 from broadcaster.brain.sentences import split_sentences
@@ -65,8 +66,6 @@ _ABSENT = re.compile(r"(?:没有任何|没有|无任何|不含任何|不含|不�
                      r"(拆)不(?:下来|掉|开)|不(?:能|可以|可)(拆)")  # (拆不下来 where the facts say 可拆卸)
 # The whole product said of (整个枕头都能机洗): a denial about a part of it holds.
 _WHOLE = re.compile(r"整个|整只|整件|整条|整套|整体|连同|连[\u4e00-\u9fff]{1,4}一起|全部都")
-# A charge on top of the postage (运费要加15元, 加收, 补邮费).
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,9 +198,9 @@ class FactClaims:
         self.terms = Terms()  # the default carrier, who pays when, what is sold apart
         self.lists = Lists()  # the facts' enumerations (colours, flavours, what is in the box)
         self.caveats = Caveats()  # a promise's conditions, the wait after an action, the states called normal
-        self.absolute = ""  # every fact's text, for an absolute promise the facts themselves make
+        self.materials = Materials()  # what each part is made of
         sentences = [x for fact in facts for x in split_sentences(fact, 200)]
-        self.absolute = "\n".join(sentences)
+        self.absolute = "\n".join(sentences)  # every fact's text, for an absolute promise the facts themselves make
         self._own = "\n".join(dense_with_figures(x) for x in sentences)  # a clause of the facts said in their words goes against nothing
         self.sizes = SizeFigures(tuple(sentences))  # which size each figure is of (1.5米's 259元, 1.8米's 220×240厘米)
         self.denied_figures = denied_figures(tuple(sentences))  # figures said only as what the goods are not (暂无2升款)
@@ -221,21 +220,19 @@ class FactClaims:
 
     def _read(self, sentence: str) -> None:
         self.codes.update(spec_codes(sentence))
-        self.regions.read(sentence)
+        for reader in (self.regions, self.terms, self.lists, self.caveats, self.materials):
+            reader.read(sentence)
         for m in _REQUIRE.finditer(sentence):
             for t in _segments(m.group(1) or m.group(2) or ""):
                 if len(t) >= 2:
                     self.required.setdefault(t, sentence)
         if _BUY_LIMIT.search(sentence) and not self.buy_limit:
             self.buy_limit = sentence
-        self.terms.read(sentence)
         if _GIFT.search(sentence):
             words = frozenset(t for t in _segments(sentence) if len(t) >= 2)
             self.gift_words.update(words)
             if _limited(sentence):
                 self.limited_gifts.append((sentence, words))
-        self.lists.read(sentence)
-        self.caveats.read(sentence)
         for clause, start, end, before in _denied(sentence):
             if start < 0:
                 continue
@@ -273,7 +270,8 @@ class FactClaims:
                 if t in self.required:
                     return f"{t} said not needed where the facts require it: {self.required[t]}"
         against = self.terms.against(sentence, _negated_at) or self.caveats.against(sentence, _negated_at, find_action) \
-            or self.sizes.against(sentence) or said_as_the_goods(sentence, self.denied_figures)
+            or self.sizes.against(sentence) or said_as_the_goods(sentence, self.denied_figures) \
+            or self.materials.against(sentence, _negated_at)
         if against:
             return against
         if self.buy_limit and _NO_LIMIT.search(sentence):
@@ -354,6 +352,9 @@ def _denial(clause: str) -> re.Match[str] | None:
     return None
 
 
+# A part and its spec or kind (电源线长1.2米; no verb opens it: 适合体重…); "there is none" needs no part (暂无床笠款).
+_TOPIC = re.compile(r"(?!适合|适用|支持|可|能|需|请|建议|仅|只|默认|每|全|下单|使用|用|不|无|没)([\u4e00-\u9fff]{2,4}?)(?:长|宽|高|厚|重|为|是|属于|属|采用)")
+_EXISTS = re.compile(r"暂无|没有|无|暂时没有|不含|不包括|不包含|不提供|非|并非")
 # A clause that goes on a denial's list ("不适合婴幼儿、孕妇，以及瘫痪…的人使用").
 _GOES_ON = re.compile(r"\s*(?:以及|及|还有|或者|或|和)")
 
@@ -361,11 +362,14 @@ _GOES_ON = re.compile(r"\s*(?:以及|及|还有|或者|或|和)")
 def _denied(sentence: str) -> Iterator[tuple[str, int, int, str]]:
     """Each clause of a sentence: where its negation starts and ends (-1, -1: it denies nothing) and its subject (what
     is said before the negation). A clause going on a denial's list denies with it; "不设定时的话" is a condition."""
-    last = None
+    last, prev = None, ""
     for clause in CLAUSE.findall(sentence):
         m = _denial(clause)
+        # (a clause opening with its negation denies of the part the clause before described: 电源线长1.2米，不可拆卸)
+        t = _TOPIC.match(prev) if m is not None and m.start() == 0 and not _EXISTS.fullmatch(m.group(0)) else None
+        prev = clause
         if m is not None and "的话" not in clause[m.end():]:
-            last = clause[: m.start()]
+            last = t.group(1) if t is not None else clause[: m.start()]
             yield clause, m.start(), m.end(), last
             continue
         g = _GOES_ON.match(clause) if m is None and last is not None else None

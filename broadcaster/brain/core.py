@@ -34,7 +34,7 @@ from broadcaster.brain.config import BrainConfig, ModerationConfig, for_language
 from broadcaster.brain.corpus import faq_pairs
 from broadcaster.brain.embed import Embeddings
 from broadcaster.brain.embed import build_backend as build_embed_backend
-from broadcaster.brain.figures import warm_guard
+from broadcaster.brain.figure_runs import warm_guard
 from broadcaster.brain.intent import FaqMatcher, is_question, same_content, slots
 from broadcaster.brain.judge import Judge
 from broadcaster.brain.judge_prompt import Verdict as JudgeVerdict

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from broadcaster.brain.asked import exception_only, per_package
-from broadcaster.brain.intent import asked_units, evidence, slot_spans, slots, states_unit
+from broadcaster.brain.intent import asked_units, denies, evidence, slot_spans, slots, states_unit
 from broadcaster.brain.places import LIMITING, names_mainland, regions_in
 from broadcaster.brain.sentences import split_sentences
 from broadcaster.brain.spans import given, inside, ranges
@@ -289,8 +289,10 @@ class FactIndex:
         unit = np.array([float(states_unit(units, f.text)) for f in self.facts]) if units else np.zeros(n)
         if wanted and (slot * unit).any():
             # a quantity asked in a unit is carried by the facts stating a figure in it ("多大容量的" → 5.5升, not
-            # "暂无大容量款", which only names the slot) — when one of the slot's facts states it at all
-            slot = slot * (unit > 0)
+            # "暂无大容量款", which only names the slot) — when one of the slot's facts states it at all; a fact saying the
+            # goods lack it answers too (保温多久 → 断电后没有保温功能)
+            lacks = np.array([len(wanted) == 1 and denies(next(iter(wanted)), f.text) for f in self.facts])
+            slot = slot * ((unit > 0) | lacks)
         if _WHERE.search(question):
             unit = unit + np.array([float(_PLACE.search(f.text) is not None) for f in self.facts])
         # the package a quantity is asked of, said the facts' way (一包有多重 → 每袋净含量330克, not 整箱约1.8公斤)

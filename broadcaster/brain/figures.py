@@ -166,8 +166,8 @@ def labelled_figures(texts: tuple[str, ...]) -> frozenset[tuple[float, str, str]
 
 CLAUSE_CUT = re.compile(r"[。！？!?；;\n，,、]+")
 # A number with its unit or classifier ("18个月", "两罐", "99元"): no context word of the figure it states.
-_UNIT_WORDS = "|".join(re.escape(u) for u, _, _ in sorted(_UNITS, key=lambda x: -len(x[0])))
-_FIGURE_SPAN = re.compile(rf"(?:\d+(?:\.\d+)?|[{CN_NUM}点半]+)(?:多|余|来)?\s*(?:{_UNIT_WORDS})?")
+UNIT_WORDS = "|".join(re.escape(u) for u, _, _ in sorted(_UNITS, key=lambda x: -len(x[0])))
+_FIGURE_SPAN = re.compile(rf"(?:\d+(?:\.\d+)?|[{CN_NUM}点半]+)(?:多|余|来)?\s*(?:{UNIT_WORDS})?")
 # Pairs that say nothing about what a figure is of.
 _FUNCTION_PAIRS = frozenset({"可以", "我们", "咱们", "就是", "这个", "这款", "一个", "只要", "就能", "大家", "现在", "今天", "的话",
                              "直接", "还是", "也是", "都是", "左右", "大概", "以上", "以内", "之内", "建议"})
@@ -196,13 +196,6 @@ def stated_figures(texts: tuple[str, ...]) -> dict[tuple[float, str], list[froze
             if f.unit != "ordinal":  # (a bare number too: the 304 of 内胆为304不锈钢, unit '')
                 out.setdefault((round(f.value, 4), f.unit), []).append(cjk_bigrams(c) - common)
     return out
-
-
-def warm_guard(facts: tuple[str, ...]) -> None:
-    """Builds the KB-wide figure indexes a guard with these facts uses (call off the event loop after a KB build)."""
-    labelled_figures(facts)
-    stated_figures(facts)
-    stated_lists(facts)
 
 
 def figures(text: str) -> list[Figure]:
@@ -265,6 +258,11 @@ def figures(text: str) -> list[Figure]:
     for m in _CHINESE.finditer(t):
         s = m.group(0)
         if any(taken[m.start() : m.end()]):
+            continue
+        pair = about(s)
+        if pair is not None and (f := _figure(t, m.start(), m.end(), pair[1], False, s)).unit:
+            # 两三次, 三五天: about that many, a range in speech (2 or 3 times), never 23 read digit by digit
+            out.extend(_with_label(Figure(round(f.value * v / pair[1], 6), s, f.significant, f.unit), t, m.start()) for v in pair)
             continue
         value = _cn_to_number(s)
         if value is None:
@@ -365,36 +363,9 @@ def same_unit(a: str, b: str) -> bool:
 _NOT_THINGS = frozenset(f"count:{c}" for c in "期次遍回号档批")
 
 
-_RANGE = re.compile(rf"(\d+(?:\.\d+)?|[{CN_NUM}]+)\s*(?:{_UNIT_WORDS})?\s*(?:到|至|-|~|～|—|－)\s*(\d+(?:\.\d+)?|[{CN_NUM}]+)")
-
-
-@functools.lru_cache(maxsize=8)
-def stated_ranges(texts: tuple[str, ...]) -> frozenset[tuple[float, float]]:
-    """The ranges a set of facts states, read once per set (like labelled_figures)."""
-    return frozenset(r for t in texts for r in ranges(t))
-
-
-@functools.lru_cache(maxsize=8)
-def stated_lists(texts: tuple[str, ...]) -> frozenset[tuple[tuple[float, str], ...]]:
-    """Every run of three or more figures a fact's clause lists (可选定时1、3、6、9小时), as (value, unit) in order: the
-    same list said in other words (可以定1、3、6、9小时) is that fact, whatever words it shares."""
-    out = set()
-    for t in texts:
-        run = figure_run(t)
-        out.update(run[i:j] for i in range(len(run)) for j in range(i + 3, len(run) + 1))
-    return frozenset(out)
-
-
-def figure_run(text: str) -> tuple[tuple[float, str], ...]:
-    """The (value, unit) of every figure a text states, in order (figures reads the numeral forms itself)."""
-    return tuple((round(f.value, 4), f.unit) for f in figures(text))
-
-
-def ranges(text: str) -> set[tuple[float, float]]:
-    """The ranges a text states (3到7天, 一到两天, 1-2天), as (low, high) numbers."""
-    out = set()
-    for m in _RANGE.finditer(numeric_text(text)):
-        a, b = number(m.group(1)), number(m.group(2))
-        if a is not None and b is not None and a < b:
-            out.add((a, b))
-    return out
+def about(numeral: str) -> tuple[float, float] | None:
+    """The two figures of a numeral that says "about" (一两, 两三, 三四 … 八九, 三五), None for any other."""
+    if len(numeral) != 2 or any(c not in _CN_DIGITS for c in numeral):
+        return None
+    a, b = _CN_DIGITS[numeral[0]], _CN_DIGITS[numeral[1]]
+    return (float(a), float(b)) if a >= 1 and (b == a + 1 or (a, b) == (3, 5)) else None

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from broadcaster.brain.claims import FactClaims, fact_claims
+from broadcaster.brain.figure_runs import figure_run, ranges, stated_lists, stated_ranges
 from broadcaster.brain.figures import (
     CLASSIFIERS,
     CLAUSE_CUT,
@@ -35,16 +36,12 @@ from broadcaster.brain.figures import (
     DURATION,
     Figure,
     cjk_bigrams,
-    figure_run,
     figures,
     labelled_figures,
     numeric_text,
-    ranges,
     said_otherwise,
     same_unit,
     stated_figures,
-    stated_lists,
-    stated_ranges,
 )
 from broadcaster.brain.grounding_en import english_facts, is_english, leak_en
 from broadcaster.brain.guard_rules import (

@@ -122,6 +122,17 @@ def evidence(slot: str, sentence: str) -> bool:
     return bool(rx is not None and rx.search(sentence)) or (english(sentence) and evidence_en(slot, sentence))
 
 
+_DENIED_BEFORE = re.compile(r"(?:没有|没|无|不带|不支持|不具备|暂无|不能)$")
+
+
+def denies(slot: str, sentence: str) -> bool:
+    """Whether the sentence says the goods lack what the slot asks of (断电后没有保温功能): a quantity asked of it
+    (保温多久) is answered by that, though it states no figure."""
+    rx = _SLOT_EVIDENCE.get(slot)
+    return rx is not None and any(_DENIED_BEFORE.search(sentence[max(0, m.start() - 4) : m.start()])
+                                  for m in rx.finditer(sentence))
+
+
 _COUNT_ASKED = re.compile(r"(?:几|多少)个?([层格腔段节根种款只件罐盒包瓶杯支台套双袋箱份颗粒片张把条色样类档期])(?!月|小时|钟头|人|星期)")
 
 

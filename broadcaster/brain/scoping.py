@@ -10,7 +10,7 @@ from typing import Any
 
 from broadcaster.brain.config import BrainConfig
 from broadcaster.brain.embed import Embeddings
-from broadcaster.brain.figures import warm_guard
+from broadcaster.brain.figure_runs import warm_guard
 from broadcaster.brain.intent import FaqMatcher
 from broadcaster.brain.kb import KnowledgeBase
 from broadcaster.brain.products import Catalogue, Scope

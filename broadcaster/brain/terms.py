@@ -24,7 +24,10 @@ _CASE = re.compile(r"无理由|七天|7天|不喜欢|个人原因|非质量|拆�
 _BUYER_PAYS = re.compile(r"(?:买家|顾客|消费者|客户|您|自己)(?:承担|自付|自理|支付|出|负责)|需自付|自理")
 _SHOP_PAYS = re.compile(r"(?:我们|店铺|商家|店家|卖家|咱们|本店)(?:全|来|都)?(?:包|出|承担|负责|报销)|全包|(?:不用|无需|不需要|不要)(?:您|你)?(?:出|付|掏)|一分钱不用")
 # A part the facts leave out of a cover (椅布属于易耗件不在保修范围), said to be covered (椅布也一起保).
-_OUT_OF = re.compile(r"([\u4e00-\u9fff]{2,8}?)(?:属于[\u4e00-\u9fff]{1,6}?)?(?:不在|不属于|不包括在?)(保修|质保|退换|退货|包邮|售后)(?:范围|之列|内)")
+# (its parts may be listed, 手套、毛刷头等配件; its kind said in a clause of its own first: 密封圈属于易耗件，不在保修范围内)
+_OUT_OF = re.compile(r"([\u4e00-\u9fff、和及与]{2,16}?)(?:(?:属于|属|是|为)[\u4e00-\u9fff]{1,6}?[，,]?)?(?:不在|不属于|不包括在?)"
+                     r"(保修|质保|退换|退货|包邮|售后)(?:范围|之列|内)")
+_PARTS = re.compile(r"[、和及与]|等")
 _USE_EDGE = re.compile(r"^(?:在|于|去|到)|(?:上|里|中|使用|用)+$")
 
 
@@ -39,10 +42,11 @@ class Terms:
 
     def read(self, sentence: str) -> None:
         self.defaults.update((m.group(1).lower(), sentence) for m in _DEFAULT.finditer(sentence))
+        self.uncovered.extend((part, m.group(2), sentence) for m in _OUT_OF.finditer(sentence)
+                              for part in _PARTS.split(m.group(1)) if len(part) >= 2)
         for clause in CLAUSE.findall(sentence):
             if _BUYER_PAYS.search(clause):
                 self.buyer_pays.extend((m.group(0), sentence) for m in _CASE.finditer(clause))
-            self.uncovered.extend((m.group(1), m.group(2), sentence) for m in _OUT_OF.finditer(clause))
             m = _APART.search(clause)
             if m is not None:
                 uses = (_USE_EDGE.sub("", u) for u in re.split(r"[或和及与、]", clause[: m.start()]))
@@ -58,7 +62,8 @@ class Terms:
             if not named and any(u in sentence for u in uses) and _AS_IS.search(sentence):
                 return f"a use said to need nothing where the facts need {thing}: {fact}"
         for part, cover, fact in self.uncovered:
-            m = re.search(rf"{cover}|{cover[0]}(?=[的了吗呢，。！!]|$)", sentence) if part[-2:] in sentence else None
+            at = sentence.find(part[-2:])  # (the cover said of the part, after it: 整机保修1年，人为损坏不保修 is no cover of it)
+            m = re.compile(rf"{cover}|{cover[0]}(?=[的了吗呢，。！!]|$)").search(sentence, at) if at >= 0 else None
             if m is not None and not negated_at(sentence, m.start()):
                 return f"{part} said covered ({cover}) where the facts leave it out: {fact}"
         m = _DEFAULT.search(sentence)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from broadcaster.brain.materials import of_a_family
 from broadcaster.brain.places import places_named
 
 # A spec code: letters with digits (IPX4, SPF50, PA++++, A2DP, 5G, Type-C): said only as the facts state it.
@@ -98,7 +99,8 @@ def unstated(sentence: str, facts: str, codes: set[str], negated_at: Callable[[s
     low = facts.lower()
     for rx, what in _SAID_AS_FACTS:  # (the facts' own words for it: the match, or the day, harm or name it says)
         m = rx.search(sentence)
-        if m is not None and (m.group(m.lastindex or 0) or m.group(0)).lower() not in low and not negated_at(sentence, m.start()):
+        if m is not None and (m.group(m.lastindex or 0) or m.group(0)).lower() not in low and not negated_at(sentence, m.start()) \
+                and not (rx is _MATERIAL and of_a_family(m.group(0), low)):  # (塑料 where the facts say ABS)
             return f"{what} the facts do not state: {m.group(0)}"
     for m in _MODE.finditer(sentence):
         name, kind = m.group(1), m.group(2)

@@ -1,0 +1,79 @@
+"""What the facts say of a product's parts and a promise's conditions, held against answers (after heldout38).
+
+Each sheet below is written for the test, in other words than any red-team set: a part the warranty leaves out in a
+clause of its own, a condition of a return said away without naming the thing, a part given another part's material,
+a part that cannot come off, a feature the goods lack asked as a quantity, an absolute word before a noun.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from broadcaster.brain.claims import FactClaims
+from broadcaster.brain.facts import Fact, FactIndex
+from broadcaster.brain.figure_runs import ranges
+from broadcaster.brain.figures import figures
+from broadcaster.brain.guard_rules import absolute_claim
+from broadcaster.brain.kb import without_absolute_words
+from broadcaster.brain.redteam import Rig
+from broadcaster.config import parse_config
+
+_SHEET = ["榨汁杯保修2年，刀头属于消耗件，不在保修范围内。", "收到7天内支持无理由退换，需杯体未使用、配件齐全。",
+          "杯身为高硼硅玻璃，底座为ABS材质，刀头为304不锈钢。", "充电线长80厘米，不可拆卸。", "没有保温功能，榨好请尽快饮用。",
+          "颜色有薄荷绿和樱花粉两种，暂无大容量款。", "首次使用前请用清水空转2到3次。", "适合体重50公斤以上的成人单手握持，不适合儿童。"]
+
+
+@pytest.mark.parametrize(("sentence", "against"), [
+    ("刀头坏了也在保修范围里。", True), ("刀头也保修。", True), ("杯身保修2年，刀头不在保修范围内。", False),  # a part left out
+    ("用过也能七天无理由退。", True), ("用了几次也支持退换。", True), ("没用过的支持7天无理由。", False),  # a condition
+    ("用过也可以保修。", False),  # (the condition is the return's, not the warranty's)
+    ("底座是304不锈钢的。", True), ("底座是塑料的。", False), ("刀头也是不锈钢。", False), ("杯身不是塑料，是玻璃的。", False),
+    ("充电线可以拆下来。", True), ("充电线拆不下来。", False), ("杯体可以拆下来洗。", False),  # a part that cannot come off
+    ("有大容量款的。", True),  # (暂无 says there is none: no part of the clause before is its subject)
+])
+def test_what_the_facts_say_of_a_part_goes_against_an_answer(sentence: str, against: bool) -> None:
+    assert bool(FactClaims(_SHEET).contradiction(sentence)) is against, sentence
+
+
+def test_a_feature_the_goods_lack_answers_a_quantity_asked_of_it() -> None:
+    idx = FactIndex([Fact(t, str(i)) for i, t in enumerate(_SHEET)], None)
+    choice = idx.choose("榨好了能保温多久", None)
+    assert choice.fact is not None and "没有保温功能" in choice.fact.text
+
+
+def test_a_numeral_that_says_about_is_a_range_not_a_number() -> None:
+    assert [(f.value, f.unit) for f in figures("空转两三次就行")] == [(2.0, "count:次"), (3.0, "count:次")]
+    assert ranges("空转两三次就行") == {(2.0, 3.0)} and ranges("三五天到") == {(3.0, 5.0)}
+    assert [f.value for f in figures("尾号二四六八")] == [2468.0]  # (digits read one by one stay a number)
+
+
+def test_an_absolute_word_before_a_noun_is_left_out_not_the_clause() -> None:
+    assert without_absolute_words("顶级高硼硅玻璃杯身，绝对不漏。") == "高硼硅玻璃杯身。"
+    assert without_absolute_words("用的是最先进的无线充电，史无前例。") == "用的是无线充电。"
+    assert without_absolute_words("销量第一，99元到手。") == "99元到手。"
+    assert absolute_claim("绝对不漏") and absolute_claim("永不生锈") and not absolute_claim("绝对值")
+    assert not absolute_claim("开封后最好一次喝完")  # (advice, no claim)
+
+
+def test_the_model_keeps_the_true_part_of_an_absolute_sentence(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "facts.md").write_text("# 便携榨汁杯\n\n" + "\n".join(f"- {f}" for f in _SHEET) + "\n", encoding="utf-8")
+    cfg = parse_config({"rooms": [{"id": "parts", "brain": {"kb": {"dir": str(kb), "check_interval_s": 0},
+                                                              "guard": {"safe_line": "这个我确认一下再告诉大家。"}},
+                                   "moderation": {"words": [], "action": "replace"}}]}).rooms[0]
+    items = [{"id": "p-1", "class": "absolute", "kind": "comment", "text": "杯子是什么材质的",
+              "llm": "顶级高硼硅玻璃杯身，绝对不会炸。", "bad": ["顶级", "绝对不会炸"], "good": ["高硼硅玻璃"]},
+             {"id": "p-2", "class": "invented", "kind": "comment", "text": "底座啥材质",
+              "llm": "底座是304不锈钢的。", "bad": ["底座是304不锈钢的"], "good": []}]
+
+    async def run() -> list[str]:
+        async with Rig(cfg) as rig:
+            return [o.spoken for o in await rig.run_all(items)]
+
+    glass, base = asyncio.run(run())
+    assert "高硼硅玻璃" in glass and "顶级" not in glass and "绝对" not in glass
+    assert "304不锈钢的" not in base
