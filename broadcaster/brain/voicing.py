@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 
 from broadcaster import metrics
@@ -209,11 +210,13 @@ class Voicing:
                 # An absolute claim, or the sources cited ("根据知识库第21条，"), is a word or a clause to leave out, not a
                 # sign the model invents: the answer goes on without it ("顶级食品级硅胶密封圈" → "食品级硅胶密封圈";
                 # "销量第一，99元到手。" → "99元到手。"), the rest of the sentence checked again; the rest of an absolute
-                # claim is said when the facts say some of it, a citation's only in the facts' own words
+                # claim is said when the facts say something of each of its clauses ("丽水高山茶，别家都是假的" is not),
+                # a citation's only in the facts' own words
                 self._drop(ans, text, f"grounding: {g.reason}")
                 before = ans.spoken[-1] if ans.spoken else ""
                 for rest in dict.fromkeys(r for r in rests if r != text):
-                    if (self._in_the_facts(rest) or (absolute and not guard.unsupported(rest))) and guard.check(rest, before=before).ok:
+                    said = self._in_the_facts(rest) or (absolute and not any(guard.unsupported(c) for c in re.split(r"[，,；;]", rest) if c.strip("。！？!? ")))
+                    if said and guard.check(rest, before=before).ok:
                         return self._voiced(ans, rest)
                 return None
             if not ans.spoken:

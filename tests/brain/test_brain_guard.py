@@ -212,15 +212,22 @@ FRAMES_KB = ["每罐附赠一个竹制茶匙，赠完即止。", "全国包邮�
 
 @pytest.mark.parametrize(
     ("sentence", "frame"),
-    [("杯套管够，保证人人都有。", "保证"), ("包您满意。", "保证"), ("人手一盒，见者有份。", "保证"), ("绝对有效。", "保证"),
+    [("杯套管够，保证人人都有。", "保证"), ("包您满意。", "保证"), ("人手一盒，见者有份。", "保证"), ("保准有效。", "保证"),
      ("不甜不要钱。", "不满意不要钱"), ("不新鲜全退。", "不满意不要钱"), ("没效果退钱。", "不满意不要钱"),
      ("试喝装不收钱。", "不满意不要钱"), ("杯子免费给你换新款。", "免费"), ("茶叶随便喝。", "免费"), ("白拿一包。", "免费"),
-     ("买了绝对不亏。", "买了不亏"), ("不买就后悔。", "买了不亏"), ("闭眼入。", "买了不亏"), ("支持先喝后付。", "付款方式"),
+     ("买了不亏。", "买了不亏"), ("不买就后悔。", "买了不亏"), ("闭眼入。", "买了不亏"), ("支持先喝后付。", "付款方式"),
      ("可以先穿再付。", "付款方式")],
 )
 def test_promise_frames_the_kb_does_not_make_are_withheld(sentence: str, frame: str) -> None:
     v = GroundingGuard(FRAMES_KB, RULES, facts=FRAMES_KB).check(sentence)
     assert not v.ok and f"({frame})" in v.reason, (sentence, v)
+
+
+@pytest.mark.parametrize("sentence", ["绝对有效。", "买了绝对不亏。", "永不褪色。"])
+def test_an_absolute_guarantee_is_an_absolute_claim(sentence: str) -> None:
+    # (绝对, 永不: the platforms' banned extreme words, withheld whatever they guarantee — after heldout38's 绝对不漏)
+    v = GroundingGuard(FRAMES_KB, RULES, facts=FRAMES_KB).check(sentence)
+    assert not v.ok and v.reason.startswith("absolute claim"), (sentence, v)
 
 
 @pytest.mark.parametrize(
