@@ -32,8 +32,10 @@ _DIVERSION = re.compile(r"(?:去|到|上(?![次回个周礼年月]))\S{0,6}(?:�
                         r"便宜(?:多了|很多|好多|不少|一半)|别(?:在这|在这里|买|拍)|不如去|不要在|加我|私我|私聊|链接|同款(?:只要|才)")
 
 
-# A purchase on another platform told as the viewer's own past (我在京东买过, 之前在淘宝买的).
-_PAST_BUY = re.compile(r"(?:我|俺|之前|以前|上次|去年|前年|早就)[\u4e00-\u9fff]{0,4}(?:在|从)[\u4e00-\u9fffa-z]{1,6}?上?(?:买过|买的|买了|入过|下过单|下的单)")
+# A purchase on another platform told as the viewer's own past (我在京东买过, 之前在淘宝买的; a clause opening with it:
+# 京东买的还没到 — not a price or a comparison said of it: 淘宝买的更便宜).
+_PAST_BUY = re.compile(r"(?:我|俺|之前|以前|上次|去年|前年|早就)[\u4e00-\u9fff]{0,4}(?:在|从)[\u4e00-\u9fffa-z]{1,6}?上?(?:买过|买的|买了|入过|下过单|下的单)|"
+                       r"(?:^|(?<=[\s，,。！!？?]))[\u4e00-\u9fffa-z]{1,6}?上?(?:买过|买的|买了|入过|入的)(?![\u4e00-\u9fff]{0,3}(?:更|才|只要|便宜|[一二两三四五六七八九十]))")
 
 
 _CLAUSE = re.compile(r"[^，,。.!！?？;；~～\s]+")

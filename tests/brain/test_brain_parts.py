@@ -77,3 +77,13 @@ def test_the_model_keeps_the_true_part_of_an_absolute_sentence(tmp_path: Path) -
     glass, base = asyncio.run(run())
     assert "高硼硅玻璃" in glass and "顶级" not in glass and "绝对" not in glass
     assert "304不锈钢的" not in base
+
+
+def test_a_purchase_told_from_another_platform_is_no_diversion() -> None:
+    from broadcaster.brain.moderation import moderator_from_config
+
+    room = parse_config({"rooms": [{"id": "m", "moderation": {"words": [], "action": "replace"}}]}).rooms[0]
+    moderator = moderator_from_config(room.moderation, room.language)
+    assert moderator.check_comment("拼多多买的那个早坏了 这次想买个好的").ok
+    for diversion in ("拼多多买的更便宜", "京东买的才39", "淘宝买的九块九 别在这拍"):
+        assert not moderator.check_comment(diversion).ok, diversion
