@@ -249,9 +249,8 @@ class FactClaims:
                 self.denials.append(Denial(sentence, keys, regions, subject, contents))
 
     def contradiction(self, sentence: str, before: str = "", asked: str = "") -> str:
-        """The fact a sentence goes against ('' when none): a denied predicate asserted, a limited region served,
-        a limited gift for everyone, a spec code the facts do not state; `before`: the answer's sentence just before
-        (a charge said after places the facts do not serve at all is a charge on them)."""
+        """The fact a sentence goes against ('' when none; the module doc lists how); `before`: the answer's sentence just
+        before (a charge said after places the facts do not serve is a charge on them)."""
         quoted = dense_with_figures(sentence)
         if len(quoted) >= 6 and any(not _NEGATED_BEFORE.search(self._own[max(0, m.start() - 8) : m.start()])
                                       for m in re.finditer(re.escape(quoted), self._own)):
@@ -322,15 +321,16 @@ class FactClaims:
                 # the people it is not for are the subject of the clause: its negation may follow them ("8岁以下的小朋友别
                 # 让他自己操作")
                 after = _DENIED_AFTER.match(sentence, end) if at >= 0 else None
-                # (a bare 不 past a comma is the next clause's own predicate: "可以放洗碗机洗，不伤涂层")
-                after = None if after is not None and re.search(r"[，,]", after.group(0)) and after.group(0).endswith("不") else after
+                if after is not None and re.search(r"[，,]", after.group(0)) and after.group(0).endswith("不"):
+                    after = None  # (a bare 不 past a comma is the next clause's own predicate: "可以放洗碗机洗，不伤涂层")
                 if at >= 0 and sentence[end : end + 1] in tuple("款版型号") and key + sentence[end] in d.keys:
                     continue  # (a line's stem said with its 款: the whole key reads it, 单人款和儿童款都还没有)
                 if d.contents and at >= 0 and not _HOLDS.search(sentence[max(_clause_start(sentence, at), at - 4) : at]) \
                         and not _MADE_OF.match(sentence, end):
                     continue  # (被芯 said of its use, 能把被芯固定住, says nothing of the box; 乳胶做的 is what it is made of)
-                if at >= 0 and _ADVISED.search(sentence[_clause_start(sentence, at) : at]):
-                    continue  # (advice to use another: 建议用婴儿专用的)
+                if at >= 0 and (_ADVISED.search(sentence[_clause_start(sentence, at) : at]) or (
+                        key == "使用" and not any(t in _clause_at(sentence, at) for t in d.subject))):
+                    continue  # (advice to use another: 建议用婴儿专用的; use of others than the denial's: 其他人都能用)
                 if at >= 0 and not _negated_at(sentence, at) and not _CANNOT.match(sentence, at + 1) and after is None \
                         and not _FORBIDDEN_AFTER.match(sentence, end) \
                         and not (key in PEOPLE and _negated_clause(sentence, at)):

@@ -184,12 +184,14 @@ def cjk_bigrams(text: str) -> frozenset[str]:
 def stated_figures(texts: tuple[str, ...]) -> dict[tuple[float, str], list[frozenset[str]]]:
     """(value, unit) of every figure the texts state (unit '' for a bare number) → the telling word pairs of each clause
     stating it (pairs most of the texts share, such as the product's name, tell nothing and are left out)."""
-    clauses = [(i, c) for i, t in enumerate(texts) for c in CLAUSE_CUT.split(numeric_text(t))]
+    # (counted per sentence: a knowledge base cut into a few long passages shares most pairs between them)
+    said = [x for t in texts for x in re.split(r"[。！？!?\n]+", numeric_text(t)) if x.strip()]
+    clauses = [(i, c) for i, t in enumerate(said) for c in CLAUSE_CUT.split(t)]
     df: dict[str, set[int]] = {}
     for i, c in clauses:
         for g in cjk_bigrams(c):
             df.setdefault(g, set()).add(i)
-    common = {g for g, docs in df.items() if len(docs) > max(2, len(texts) // 3)}
+    common = {g for g, docs in df.items() if len(docs) > max(2, len(said) // 3)}
     out: dict[tuple[float, str], list[frozenset[str]]] = {}
     for _, c in clauses:
         for f in figures(c):
@@ -340,15 +342,17 @@ def said_otherwise(stated: dict[tuple[float, str], list[frozenset[str]]], f: Fig
         return None
     scale = DURATION if f.unit in DURATION else {f.unit: 1.0}
     v = round(f.value * scale[f.unit], 4)
-    near: dict[float, int] = {}  # value (in the scale's unit) → the most word pairs a clause stating it shares
+    near: dict[float, frozenset[str]] = {}  # value (in the scale's unit) → the most word pairs a clause stating it shares
     for (value, unit), clauses in stated.items():
-        if unit in scale and (shared := max(len(grams & kb) for kb in clauses)):
+        if unit in scale and (shared := max((grams & kb for kb in clauses), key=len)):
             at = round(value * scale[unit], 4)
-            near[at] = max(near.get(at, 0), shared)
+            near[at] = max(near.get(at, frozenset()), shared, key=len)
     if not near or v not in near:
         return next((x / scale[f.unit] for x in near), None)
-    best = max(near, key=near.__getitem__)
-    return best / scale[f.unit] if near[best] >= 2 * near[v] + 2 else None
+    best = max(near, key=lambda x: len(near[x]))
+    # (…or shares only what the best shares too: 磁吸无线最大20瓦 meets 有线输出最大20瓦 by 最大 alone, 无线输出最大15瓦 by more)
+    ahead = len(near[best]) - len(near[v])
+    return best / scale[f.unit] if ahead >= len(near[v]) + 2 or (near[v] < near[best] and ahead >= 2) else None
 
 
 def same_unit(a: str, b: str) -> bool:

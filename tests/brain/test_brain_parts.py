@@ -87,3 +87,41 @@ def test_a_purchase_told_from_another_platform_is_no_diversion() -> None:
     assert moderator.check_comment("拼多多买的那个早坏了 这次想买个好的").ok
     for diversion in ("拼多多买的更便宜", "京东买的才39", "淘宝买的九块九 别在这拍"):
         assert not moderator.check_comment(diversion).ok, diversion
+
+
+# After heldout39: use denied to some said in other words, a figure said of the wrong mode, and questions read by their words.
+_BANK = ["便携风扇电池容量4000毫安时。", "侧面接口输出最大10瓦，底部快充口输出最大30瓦。", "充满约需2小时。",
+         "对风扇噪音敏感的婴儿不建议使用。", "包装内含：风扇1台、挂绳1根、充电线1根，不含充电头。"]
+
+
+@pytest.mark.parametrize(("sentence", "against"), [
+    ("婴儿也可以用。", True), ("婴儿用没问题。", True), ("婴儿不建议用，大人都能用。", False),
+])
+def test_use_denied_to_some_is_gone_against_in_any_words(sentence: str, against: bool) -> None:
+    assert bool(FactClaims(_BANK).contradiction(sentence)) is against, sentence
+
+
+def test_a_figure_the_facts_give_another_mode_is_said_otherwise() -> None:
+    from broadcaster.brain.guard import GroundingGuard
+
+    passages = ["\n".join(f"- {f}" for f in _BANK[:2]), "\n".join(f"- {f}" for f in _BANK[2:])]  # a KB cut in long passages
+    guard = GroundingGuard(passages, facts=passages)
+    assert not guard.check("侧面接口输出最大30瓦。").ok  # (30瓦 is the other port's)
+    assert guard.check("底部快充口最大30瓦。").ok and guard.check("最大30瓦。").ok
+
+
+@pytest.mark.parametrize(("text", "slot", "named"), [
+    ("长宽多少 钱包里塞得下不", "price", False), ("长宽多少 钱包里塞得下不", "size", True),
+    ("到货了不会开 按哪里", "shipping", False), ("到货了不会开 按哪里", "howto", True), ("什么时候到货", "shipping", True),
+    ("盒子里除了机器本身还有啥", "contents", True), ("里头有没有插头啊", "contents", True),
+])
+def test_a_question_names_its_slot_by_its_words(text: str, slot: str, named: bool) -> None:
+    from broadcaster.brain.intent import slots
+
+    assert (slot in slots(text)) is named, (text, slots(text))
+
+
+def test_a_worry_asked_with_ba_is_a_question() -> None:
+    from broadcaster.brain.intent import is_question
+
+    assert is_question("放车里晒着没事吧") and is_question("冬天放外面没问题吧") and not is_question("没事")
