@@ -62,7 +62,10 @@ _ASKED = (*((c, rx) for c, rx in SAME if c in {"热水", "吸尘", "强酸", "�
           # (damage the buyer did: 自己不小心摔断的 → 人为损坏除外)
           ("人为", r"(?:自己|不小心|一不小心)[\u4e00-\u9fff]{0,2}?(?:摔|弄|碰|压|踩|掰|折|坐)"),
           ("防雷", r"打雷|雷雨|雷阵雨|闪电|雷电"),
-          ("防晒", r"紫外线|晒黑|晒伤|怕晒|遮阳|挡太阳|大太阳|太阳(?:大|天|底下)"))
+          ("防晒", r"紫外线|晒黑|晒伤|怕晒|遮阳|挡太阳|大太阳|太阳(?:大|天|底下)"),
+          # phones by their makers' names (苹果11, oppo的): the facts say iPhone and 安卓
+          ("iphone", r"苹果(?:手机|\s*\d{1,2}(?![\d.]|\s*[斤元块个件盒箱]))|(?<![a-z])ip(?:\s*\d{1,2})(?![\d])"),
+          ("安卓", r"华为|小米|红米|荣耀|(?<![a-z])(?:oppo|vivo|iqoo|realme|redmi|honor|huawei|xiaomi|samsung)(?![a-z])|三星|一加|魅族|鸿蒙"))
 
 
 def catalogue_words(text: str) -> list[str]:

@@ -114,6 +114,8 @@ def test_a_figure_the_facts_give_another_mode_is_said_otherwise() -> None:
     ("长宽多少 钱包里塞得下不", "price", False), ("长宽多少 钱包里塞得下不", "size", True),
     ("到货了不会开 按哪里", "shipping", False), ("到货了不会开 按哪里", "howto", True), ("什么时候到货", "shipping", True),
     ("盒子里除了机器本身还有啥", "contents", True), ("里头有没有插头啊", "contents", True),
+    ("过没过国家强制认证", "authentic", True), ("过没过国家强制认证", "depth", False), ("水能没过脚踝吗", "depth", True),
+    ("剩多少电能看到吗", "stock", False), ("还剩多少件", "stock", True),
 ])
 def test_a_question_names_its_slot_by_its_words(text: str, slot: str, named: bool) -> None:
     from broadcaster.brain.intent import slots
@@ -125,3 +127,12 @@ def test_a_worry_asked_with_ba_is_a_question() -> None:
     from broadcaster.brain.intent import is_question
 
     assert is_question("放车里晒着没事吧") and is_question("冬天放外面没问题吧") and not is_question("没事")
+
+
+def test_a_phone_named_by_its_maker_finds_the_facts_word_for_it() -> None:
+    from broadcaster.brain.intent import evidence
+    from broadcaster.brain.thesaurus import catalogue_words
+
+    assert catalogue_words("我还是苹果11 能用吗") == ["iphone"] and catalogue_words("vivo的能充不") == ["安卓"]
+    assert catalogue_words("苹果5斤多少钱") == []  # (apples by weight)
+    assert evidence("variant", "本款型号X7，是一款便携风扇。")  # (the model's name answers 型号叫啥)
