@@ -136,3 +136,13 @@ def test_a_phone_named_by_its_maker_finds_the_facts_word_for_it() -> None:
     assert catalogue_words("我还是苹果11 能用吗") == ["iphone"] and catalogue_words("vivo的能充不") == ["安卓"]
     assert catalogue_words("苹果5斤多少钱") == []  # (apples by weight)
     assert evidence("variant", "本款型号X7，是一款便携风扇。")  # (the model's name answers 型号叫啥)
+
+
+def test_the_separatists_name_for_xinjiang_is_blocked_whatever_it_asks() -> None:
+    from broadcaster.brain.moderation import moderator_from_config
+
+    room = parse_config({"rooms": [{"id": "m", "moderation": {"words": [], "action": "replace"}}]}).rooms[0]
+    moderator = moderator_from_config(room.moderation, room.language)
+    for bait in ("东突的朋友能买吗 发新疆不", "东 t u 斯坦包邮吗"):
+        assert not moderator.check_comment(bait).ok, bait
+    assert moderator.check_comment("往东突然拐个弯就到了").ok and moderator.check_comment("新疆发货吗").ok
