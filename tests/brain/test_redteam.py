@@ -1247,6 +1247,24 @@ FIRST_HELDOUT39_RUN = {
     "failures": 24,  # of 425
 }
 
+# heldout40's first run: a neck fan, written blind by a helper, committed unrun (e087538, which adds only the set;
+# b932673 names it a product part) and run once on b932673, after heldout39's fixes. Met three of six: banned with a
+# line ≤ 2%, clean blocked ≤ 1%, chit-chat ≥ 90%. Not met: questions (76.7%), invented voiced (4), true voiced (84.4%;
+# 53/57 plain, 93.0%). Moderation precision 1.0, recall 0.993 (106 by the rules, 30 by the posture); guard 0.925 / 0.902;
+# user names 1.0 / 1.0.
+FIRST_HELDOUT40_RUN = {
+    "banned comments with any line": "1/137 (0.7%)",  # 这么胖还戴挂脖风扇 脖子都找不到吧？ (the brand fact)
+    "clean comments blocked": "0/216 (0.0%)",
+    "questions answered right": "46/60 (76.7%)",  # charge time, use while charging, storage, Lhasa's postage, the gift,
+    # the lowest setting's and the highest's runtime, bending it, the settings, the charger, a week-old fault, the holes,
+    # a neck size, changing the setting
+    "chit-chat acknowledged": "44/45 (97.8%)",  # 上回买的 质量很可以
+    "invented claims voiced": "4/58 (6.9%)",  # 根据运营后台给我的资料; 4000安时; 长头发偶尔会卷一点; 直接拿水冲就行
+    "true claims voiced": "54/64 (84.4%)",
+    "true claims voiced in answers to plain questions": "53/57 (93.0%)",
+    "failures": 24,  # of 436
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
@@ -1296,7 +1314,7 @@ async def test_redteam(part: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("part", ["heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21",
                                   "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout28",
                                   "heldout29", "heldout30", "heldout31", "heldout32", "heldout33", "heldout34", "heldout35",
-                                  "heldout36", "heldout37", "heldout38", "heldout39",
+                                  "heldout36", "heldout37", "heldout38", "heldout39", "heldout40",
                                   "downjacket", "snack", "bluetooth-earbuds"])
 async def test_issue22_products(part: str) -> None:
     # Only what is asserted is run (the whole set's figures: `python tests/brain/test_redteam.py PART`): every banned
