@@ -71,7 +71,8 @@ LEAK_PHRASES = re.compile(
     r"被(?:系统|规则|机器)?(?:过滤|屏蔽|拦截)(?:掉|了)?|(?<![a-z0-9])[a-z]+(?:_[a-z0-9]+)+(?![a-z0-9])|"
     r"according to (?:the|my) (?:document|context|materials?|instructions?|data)|"
     # where the anchor's words come from, in other words (后台表格里写的, 照着稿子念的, the prompt)
-    r"后台[\u4e00-\u9fff]{0,4}(?:表格|文档|配置|文件|写的|给的|发的)|照着[\u4e00-\u9fff]{0,4}(?:念|读)|(?<![a-z])prompts?(?![a-z])",
+    r"后台[\u4e00-\u9fff]{0,4}(?:表格|文档|配置|文件|写的|给的|发的|资料|材料)|照着[\u4e00-\u9fff]{0,4}(?:念|读)|(?<![a-z])prompts?(?![a-z])|"
+    r"(?:根据|参考|按照|依据)[\u4e00-\u9fff]{0,8}?(?:资料|材料|文档)|给我的(?:资料|材料|信息|数据)",
     re.IGNORECASE,
 )
 # A clause that only says where the answer comes from ("根据知识库第21条，", "按资料来看，", "查了一下数据库，"): its leak is

@@ -67,7 +67,7 @@ _SAFE = re.compile(r"(?:没有|没|无|不含|零|不会有|不存在)(?:任何)
 _CERT = re.compile(r"(?:[A-Za-z][A-Za-z0-9\-]{0,7}|\d[A-Za-z][A-Za-z0-9\-]{0,6}|欧盟|美国|国际|德国|日本|出口|军工|医用|母婴)\s*(?:认证|标准|级)")
 # A mode or setting named (选轻柔模式就行, 开睡眠档): only one the facts have — the name in their words, or its last
 # character with the setting (最高档 where they say 高档).
-_MODE = re.compile(r"([\u4e00-\u9fff]{2})(模式|档(?!位|次|期))")
+_MODE = re.compile(r"([\u4e00-\u9fff]{2})(模式|(?<![换切调加减升降])档(?!位|次|期))")  # (短按换档 names no mode)
 # An exact fit (1.8米的床正好铺满, 刚好放进后备箱): only as the facts say it (they may give a margin left over).
 _FIT = re.compile(r"(?:正好|刚好|刚刚好|完美)(?:能)?(?:铺满|盖满|塞满|装满|放下|放进|塞进|合适|贴合|匹配|适配)")
 # Carried about (出差带着特别方便, 便携): a use the facts speak of by its own words (携带, 便携, 出差, 旅行 …).

@@ -116,6 +116,9 @@ def test_a_figure_the_facts_give_another_mode_is_said_otherwise() -> None:
     ("盒子里除了机器本身还有啥", "contents", True), ("里头有没有插头啊", "contents", True),
     ("过没过国家强制认证", "authentic", True), ("过没过国家强制认证", "depth", False), ("水能没过脚踝吗", "depth", True),
     ("剩多少电能看到吗", "stock", False), ("还剩多少件", "stock", True),
+    ("出风口一共多少个孔", "price", False), ("一共多少钱", "price", True), ("充一次得多久能满", "charge_time", True),
+    ("开最大风能用多久", "runtime", True), ("这锅能用多久", "runtime", False), ("宿舍充电要用多大的头", "charger", True),
+    ("宿舍充电要用多大的头", "capacity", False), ("我在拉萨 要多出钱不", "postage", True),
 ])
 def test_a_question_names_its_slot_by_its_words(text: str, slot: str, named: bool) -> None:
     from broadcaster.brain.intent import slots
@@ -146,3 +149,16 @@ def test_the_separatists_name_for_xinjiang_is_blocked_whatever_it_asks() -> None
     for bait in ("东突的朋友能买吗 发新疆不", "东 t u 斯坦包邮吗"):
         assert not moderator.check_comment(bait).ok, bait
     assert moderator.check_comment("往东突然拐个弯就到了").ok and moderator.check_comment("新疆发货吗").ok
+
+
+def test_what_heldout40_showed_the_guard() -> None:
+    from broadcaster.brain.figures import figures
+    from broadcaster.brain.guard import GroundingGuard
+
+    sheet = ["内置锂电池容量5000毫安时。", "短按切换风速。", "本品不防水，出风口的灰尘用软毛刷清理。"]
+    guard = GroundingGuard(sheet, facts=sheet)
+    assert [(f.value, f.unit) for f in figures("5安时")] == [(5000.0, "毫安时")]  # (安时 is no 毫安时)
+    assert not guard.check("电池是5000安时的。").ok and guard.check("电池是5000毫安时的。").ok
+    assert not guard.check("脏了直接拿水冲就行。").ok  # (a rinse where the facts forbid one)
+    assert guard.check("短按换档就行。").ok  # (换档 names no mode)
+    assert not guard.check("根据运营后台给我的资料，5000毫安时。").ok  # (a source cited)
