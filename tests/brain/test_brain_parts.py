@@ -138,7 +138,7 @@ def test_a_phone_named_by_its_maker_finds_the_facts_word_for_it() -> None:
 
     assert catalogue_words("我还是苹果11 能用吗") == ["iphone"] and catalogue_words("vivo的能充不") == ["安卓"]
     assert catalogue_words("苹果5斤多少钱") == []  # (apples by weight)
-    assert evidence("variant", "本款型号X7，是一款便携风扇。")  # (the model's name answers 型号叫啥)
+    assert evidence("brand", "本款型号X7，是一款便携风扇。")  # (the model's name answers 型号叫啥)
 
 
 def test_the_separatists_name_for_xinjiang_is_blocked_whatever_it_asks() -> None:
