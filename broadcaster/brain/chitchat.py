@@ -67,7 +67,7 @@ _FRIENDLY = _pattern(_WORDS)
 # Praise of the goods in use by what they do for the viewer (上次买的已经用上了，真暖和; 穿着好舒适): an intensifier and a
 # quality, said, not asked (暖和吗 is a question), never after a negation (不是很暖和).
 _QUALITY = re.compile(r"(?<![不没])(?<!不是)(?<!没有)(?<!不够)(?:真|好|很|挺|特别|非常|贼|巨|蛮|超级?|太)(?:的)?"
-                      r"(?:暖和|暖乎|舒适|保暖|实用|方便|轻便|结实|耐用|合身|好穿|好睡|透气|柔软|软乎|顺滑|清爽|省心|省事)"
+                      r"(?:暖和|暖乎|舒适|保暖|实用|方便|轻便|结实|耐用|合身|好穿|好睡|透气|柔软|软乎|顺滑|清爽|省心|省事|可以(?![用买拍吗么不]))"
                       r"(?![吗么嘛不没])(?!.{0,3}[吗么？?])")
 # Looks praised (颜值也太高了吧, 颜值在线) and an arrival or a greeting addressed to the room (来啦宝子们, 家人们晚上好):
 # said, not asked, and never after a negation (颜值不高, 还没来).

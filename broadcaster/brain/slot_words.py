@@ -240,7 +240,7 @@ SLOTS: dict[str, tuple[str, str]] = {
                  # (taken off while running: 烧着的时候拿起来还会继续加热吗)
                  r"拿起来?.{0,4}(?:还|会|继续)(?:加热|烧|工作|转|运行)|继续加热|离开底座|离座", r"过热|自动断电|自动停止|保护|自动关|干烧|空烧"),
     # its settings (有凉风不, 几个档, 有几种模式): the facts' modes and levels
-    "settings": (r"[冷凉热]风|几个?档|档位|几种模式|有几档|调节", r"档|模式"),
+    "settings": (r"[冷凉热]风|几个?档|档位|几种模式|有几档|调节|[换调切]档|怎么调", r"档|模式|切换"),
     "grade": (r"等级|什么级|几级|品级|档次|级别", r"级"),
     # what it is made of, a material named (是纯棉的吗, 是不是不锈钢的), how thick
     "packaging": (r"包装|什么装的|罐装|袋装|盒装|瓶装", r"[罐袋盒瓶]装|包装"),

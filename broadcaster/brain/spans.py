@@ -77,7 +77,7 @@ def given(text: str) -> list[tuple[float, str]]:
         v = _value(m.group(1))
         unit = (m.group(2) or "").lower()
         # a Chinese numeral with no unit is a word, not a figure (一锅, 一边, 一次): it fits no range
-        if v is not None and (unit or m.group(1)[0].isdigit()):
+        if v is not None and (unit or m.group(1)[0].isdigit() or re.search(r"[十百千]", m.group(1))):  # (颈围四十二 is one)
             out.append((v, _UNIT.get(unit, unit)))
     return out
 

@@ -118,7 +118,7 @@ def test_a_figure_the_facts_give_another_mode_is_said_otherwise() -> None:
     ("剩多少电能看到吗", "stock", False), ("还剩多少件", "stock", True),
     ("出风口一共多少个孔", "price", False), ("一共多少钱", "price", True), ("充一次得多久能满", "charge_time", True),
     ("开最大风能用多久", "runtime", True), ("这锅能用多久", "runtime", False), ("宿舍充电要用多大的头", "charger", True),
-    ("宿舍充电要用多大的头", "capacity", False), ("我在拉萨 要多出钱不", "postage", True),
+    ("宿舍充电要用多大的头", "capacity", False), ("我在拉萨 要多出钱不", "postage", True), ("怎么换档", "settings", True),
 ])
 def test_a_question_names_its_slot_by_its_words(text: str, slot: str, named: bool) -> None:
     from broadcaster.brain.intent import slots
@@ -162,3 +162,12 @@ def test_what_heldout40_showed_the_guard() -> None:
     assert not guard.check("脏了直接拿水冲就行。").ok  # (a rinse where the facts forbid one)
     assert guard.check("短按换档就行。").ok  # (换档 names no mode)
     assert not guard.check("根据运营后台给我的资料，5000毫安时。").ok  # (a source cited)
+
+
+def test_a_figure_in_chinese_numerals_fits_a_range_and_quality_praised_is_chit_chat() -> None:
+    from broadcaster.brain.chitchat import Friendly
+    from broadcaster.brain.spans import given
+
+    assert given("颈围四十二 戴得上不") == [(42.0, "")] and given("一边充一边用") == []
+    friendly = Friendly()
+    assert friendly("上回买的 质量很可以") and not friendly("这个很可以用洗衣机洗吗")
