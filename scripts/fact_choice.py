@@ -28,7 +28,7 @@ PARTS = {"downjacket": (RT / "products" / "downjacket", RT / "products" / "downj
          "heldout24": (RT / "kb24", RT / "heldout24.jsonl"), "heldout25": (RT / "kb25", RT / "heldout25.jsonl"),
          "heldout26": (RT / "kb26", RT / "heldout26.jsonl"), "heldout27": (RT / "kb27", RT / "heldout27.jsonl"),
          "heldout28": (RT / "kb28", RT / "heldout28.jsonl"), "heldout29": (RT / "kb29", RT / "heldout29.jsonl"),
-         "heldout30": (RT / "kb30", RT / "heldout30.jsonl"), "heldout31": (RT / "kb31", RT / "heldout31.jsonl"), "heldout32": (RT / "kb32", RT / "heldout32.jsonl"), "heldout33": (RT / "kb33", RT / "heldout33.jsonl"), "heldout34": (RT / "kb34", RT / "heldout34.jsonl"), "heldout35": (RT / "kb35", RT / "heldout35.jsonl"), "heldout36": (RT / "kb36", RT / "heldout36.jsonl"), "heldout37": (RT / "kb37", RT / "heldout37.jsonl"), "heldout38": (RT / "kb38", RT / "heldout38.jsonl"), "heldout39": (RT / "kb39", RT / "heldout39.jsonl"), "heldout40": (RT / "kb40", RT / "heldout40.jsonl")}
+         "heldout30": (RT / "kb30", RT / "heldout30.jsonl"), "heldout31": (RT / "kb31", RT / "heldout31.jsonl"), "heldout32": (RT / "kb32", RT / "heldout32.jsonl"), "heldout33": (RT / "kb33", RT / "heldout33.jsonl"), "heldout34": (RT / "kb34", RT / "heldout34.jsonl"), "heldout35": (RT / "kb35", RT / "heldout35.jsonl"), "heldout36": (RT / "kb36", RT / "heldout36.jsonl"), "heldout37": (RT / "kb37", RT / "heldout37.jsonl"), "heldout38": (RT / "kb38", RT / "heldout38.jsonl"), "heldout39": (RT / "kb39", RT / "heldout39.jsonl"), "heldout40": (RT / "kb40", RT / "heldout40.jsonl"), "heldout41": (RT / "kb41", RT / "heldout41.jsonl")}
 DEV = ("downjacket", "snack", "bluetooth-earbuds", "heldout14", "heldout15")
 
 
