@@ -149,6 +149,7 @@ def test_the_separatists_name_for_xinjiang_is_blocked_whatever_it_asks() -> None
     for bait in ("东突的朋友能买吗 发新疆不", "东 t u 斯坦包邮吗"):
         assert not moderator.check_comment(bait).ok, bait
     assert moderator.check_comment("往东突然拐个弯就到了").ok and moderator.check_comment("新疆发货吗").ok
+    assert not moderator.check("澳门首充送88").ok and moderator.check("首先充电再用").ok  # (a first-deposit bonus: gambling)
 
 
 def test_what_heldout40_showed_the_guard() -> None:
