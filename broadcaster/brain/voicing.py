@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 UNSUPPORTED = "unsupported: the facts say none of it"
 
 
+def _each_clause_supported(text: str, guard: GroundingGuard) -> bool:
+    """Whether the facts say something of every clause of a text (GroundingGuard.unsupported of none of them)."""
+    return not any(guard.unsupported(c) for c in re.split(r"[，,；;]", text) if c.strip("。！？!? "))
+
+
 class Voicing:
     """Sentence checks of the Brain (broadcaster/brain/core.py), which holds what they read."""
 
@@ -215,7 +220,7 @@ class Voicing:
                 self._drop(ans, text, f"grounding: {g.reason}")
                 before = ans.spoken[-1] if ans.spoken else ""
                 for rest in dict.fromkeys(r for r in rests if r != text):
-                    said = self._in_the_facts(rest) or (absolute and not any(guard.unsupported(c) for c in re.split(r"[，,；;]", rest) if c.strip("。！？!? ")))
+                    said = self._in_the_facts(rest) or (absolute and _each_clause_supported(rest, guard))
                     if said and guard.check(rest, before=before).ok:
                         return self._voiced(ans, rest)
                 return None
