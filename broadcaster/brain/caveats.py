@@ -39,6 +39,10 @@ _DEFECT = re.compile(r"质量问题|有问题|不正常|坏了|次品|残次|瑕
 _MANNER = re.compile(r"(?:请|要|需要?|建议|务必|必须|只能|应|最好)(?:用|在|以|使用)?(中小|干|冷|凉|低|小|轻|慢|温)([\u4e00-\u9fff])")
 _OPPOSITE = {"干": "湿", "冷": "热|烫|开", "凉": "热|烫|开", "低": "高", "小": "大|猛", "中小": "大|猛", "轻": "重|用力",
              "慢": "快", "温": "热|烫|开"}
+# A switch the facts say is automatic or by hand (机身离开平面时灯会自动熄灭, 需手动关机): the other way said of it
+# (离开床面紫外线灯要手动关) goes against it. The acts by what they do: switching off, or on.
+_SWITCH = re.compile(r"(自动|手动)(?:地|去)?(熄灭|关闭|关机|断电|停止|停机|开启|开机|启动|打开|[关熄停断开启])")
+_OFF = frozenset("关熄停断")
 _FINE = re.compile(r"没问题|放心|随便|可以|能|行|没事|没关系|照样|一样")
 _NOT_FINE = re.compile(r"不|别|勿|禁止|避免")
 
@@ -52,6 +56,7 @@ class Caveats:
         self.waits: list[tuple[str, str]] = []  # (the action a wait follows, the fact)
         self.normal: list[tuple[str, str]] = []  # (the state called normal, the fact)
         self.manners: list[tuple[re.Pattern[str], str]] = []  # (the manner's opposite, the fact)
+        self.switches: list[tuple[str, bool, str]] = []  # (自动 or 手动, switching off, the fact)
 
     def read(self, sentence: str) -> None:
         for m in _NEEDS.finditer(sentence):
@@ -67,6 +72,7 @@ class Caveats:
                         promise = re.compile("|".join(dict.fromkeys(p.group(0) for p in _PROMISE.finditer(sentence))))
                         self.done.append((re.compile(rf"{v}(?:过|了|后)|(?<![未没不])[{heads}](?:过|了|掉|开)(?!吗|没)"), promise, sentence))
         self.waits.extend((m.group(1), sentence) for m in _WAIT.finditer(sentence))
+        self.switches.extend((m.group(1), m.group(2)[0] in _OFF, sentence) for m in _SWITCH.finditer(sentence))
         self.manners.extend((re.compile(f"(?:{_OPPOSITE[m.group(1)]}){m.group(2)}"), sentence) for m in _MANNER.finditer(sentence))
         for clause in CLAUSE.findall(sentence):
             m = _NORMAL.search(clause.strip())
@@ -94,6 +100,11 @@ class Caveats:
             if m is not None and not any(state in m.group(1) or m.group(1)[-2:] in state for state, _ in self.normal) \
                     and not negated_at(clause, m.start(1)):
                 return f"{m.group(1)} called normal where the facts do not say so"
+            for m in _SWITCH.finditer(clause):
+                way, off = m.group(1), m.group(2)[0] in _OFF
+                fact = next((f for w, o, f in self.switches if o == off and w != way), "")
+                if fact and not any(w == way and o == off for w, o, _ in self.switches) and not negated_at(clause, m.start()):
+                    return f"{m.group(0)} where the facts say otherwise: {fact}"
             for opposite, fact in self.manners:
                 m = opposite.search(clause)
                 if m is not None and _FINE.search(clause) and not _NOT_FINE.search(clause):

@@ -28,16 +28,17 @@ _REPORT = re.compile(r"(?:楼上|楼下|前面|上面|刚才|刚刚|那个|这�
                      r"(.{1,10}).{0,4}(?:封|举报|拉黑|禁言|踢|管管|管一下|房管|删掉|别理|是骗子)")
 _ELSEWHERE = frozenset({"别家价格", "别处购买"})
 # … or it diverts buyers there: go, search, buy there, cheaper there, not here.
-_DIVERSION = re.compile(r"(?:去(?!年)|到|上(?![次回个周礼年月]))\S{0,6}(?:买|搜|下单|拍|看看|领)|搜(?:同款|一下|索)|更便宜|更划算|才\d|只要\d|便宜\d|"
+_DIVERSION = re.compile(r"(?:去(?!年)|到|上(?![次回个周礼年月]|买[了过的]))\S{0,6}(?:买|搜|下单|拍|看看|领)|搜(?:同款|一下|索)|更便宜|更划算|才\d|只要\d|便宜\d|"
                         r"便宜(?:多了|很多|好多|不少|一半)|别(?:在这|在这里|买|拍)|不如去|不要在|加我|私我|私聊|链接|同款(?:只要|才)")
 
 
 # A purchase on another platform told as the viewer's own past (我在京东买过, 之前在淘宝买的; a clause opening with it:
-# 京东买的还没到 — not a price or a comparison said of it: 淘宝买的更便宜).
+# 京东买的还没到 — not a price or a comparison said of it: 淘宝买的更便宜; 二手 is no price: 闲鱼上买了个二手的).
 _PAST_BUY = re.compile(r"(?:我|俺|之前|以前|上次|去年|前年|早就)[\u4e00-\u9fff]{0,4}(?:在|从)[\u4e00-\u9fffa-z]{1,6}?上?(?:买过|买的|买了|入过|下过单|下的单)|"
-                       r"(?:^|(?<=[\s，,。！!？?]))[\u4e00-\u9fffa-z]{1,6}?上?(?:买过|买的|买了|入过|入的)(?![\u4e00-\u9fff]{0,3}(?:更|才|只要|便宜|[一二两三四五六七八九十]))")
+                       r"(?:^|(?<=[\s，,。！!？?]))[\u4e00-\u9fffa-z]{1,6}?上?(?:买过|买的|买了|入过|入的)(?![\u4e00-\u9fff]{0,3}(?:更|才|只要|便宜|[一二两三四五六七八九十](?!手)))")
 
 
+_OFFER = re.compile(r"[0-9一二两三四五六七八九十百千]|便宜|划算|实惠|只要|才|仅|折|减|送|秒杀|活动|清仓|包邮|补贴|同款|全新|出")
 _CLAUSE = re.compile(r"[^，,。.!！?？;；~～\s]+")
 # a creature or a place that has walls to climb: 翻墙 is climbing one
 _PHYSICAL = re.compile(r"猫|狗|宠物|孩子|小孩|娃|小偷|贼|院|围墙|墙头|栏|笼|阳台|窗|小区|学校|宿舍|工地|后门|邻居")
@@ -69,7 +70,11 @@ def excused(v: Verdict, text: str, platforms: frozenset[str]) -> bool:
     if report is not None and all(h in ("text", "alias") and sp in report.group(1) for h, sp in zip(v.how, v.spans, strict=True)):
         return True
     names = [w in platforms and h in ("text", "alias") for w, h in zip(v.matched, v.how, strict=True)]
-    if all(names) and _PAST_BUY.search(text) and not _DIVERSION.search(text):
+    # (…and the other place's frame, when what it caught states no price or offer: 闲鱼上买了个二手的 is the viewer's
+    # own second-hand buy, not one sold there)
+    told = [n or (w in _ELSEWHERE and h == "pattern" and not _OFFER.search(text.replace("二手", "")))
+            for n, w, h, sp in zip(names, v.matched, v.how, v.spans, strict=True)]
+    if any(names) and all(told) and _PAST_BUY.search(text) and not _DIVERSION.search(text):
         return True
     if not is_question(text):
         return False

@@ -41,7 +41,7 @@ W_CHARS = 2.0
 W_PAIRS = 2.0
 W_SLOT = 2.0
 W_UNIT = 0.5
-NARROW_SLOTS = frozenset({"runtime", "charge_time"})
+NARROW_SLOTS = frozenset({"runtime", "charge_time", "gift"})
 W_PER = 0.5  # (of W_UNIT) a fact stating its figures per the package the question asks of
 W_RANGE = 2.0
 W_PLACE = 1.0  # a fact naming the region the viewer names (a city for its province, a country for 海外)
@@ -369,7 +369,8 @@ class FactIndex:
         # (a fact carrying the asked slot far ahead of every other that does reaches less: 0.8 of the bar)
         # (…and so does the fact stating a quantity in the unit asked: 深不深 → 锅深9.5厘米)
         carried = bool((wanted and slot[best]) or (units and unit[best])) and margin >= MARGIN_UNBACKED
-        confident = margin >= (MARGIN if wanted else MARGIN_SLOTLESS) and related >= min_z * (SLOT_Z if carried else 1.0) and backed
+        # (a quantity asked in a unit is asked as narrowly as a slot: 线有多长 → 电源线长5米, the facts stating a length)
+        confident = margin >= (MARGIN if wanted or (units and unit[best]) else MARGIN_SLOTLESS) and related >= min_z * (SLOT_Z if carried else 1.0) and backed
         also = None
         if not confident and second is not None and top >= min_z:
             third = next((i for i in others[1:] if not self._same(i, second)), None)

@@ -139,6 +139,10 @@ _COUNT_ASKED = re.compile(r"(?:几|多少)个?([层格腔段节根种款只件�
 _SAME_COUNT = {"包": "包袋", "袋": "袋包", "个": "个只", "只": "只个", "盒": "盒罐", "罐": "罐盒"}  # (一箱几包 ← 每箱5袋)
 
 
+_OFTEN = re.compile(SLOTS["often"][0])
+_TIMES = frozenset({"分钟", "秒", "天", "月"})
+
+
 def asked_units(text: str) -> frozenset[str]:
     """The units a quantity question asks in (empty when it asks none)."""
     key = question_key(text)
@@ -147,6 +151,9 @@ def asked_units(text: str) -> frozenset[str]:
     found += [frozenset({f"count:{c}" for c in _SAME_COUNT.get(m.group(1), m.group(1))}) for m in _COUNT_ASKED.finditer(key)]
     if {"毫米"} in found and "多长" in key and not re.search(r"多久|多长时间", key):
         return frozenset({"毫米"})  # 多长 with a fit or a dimension is a length
+    if _OFTEN.search(key):
+        # (how often, 多久弄一回, asks a frequency, 每周一次, not a duration: no figure in a unit of time answers it)
+        found = [u for u in found if not u & _TIMES]
     return frozenset().union(*found)
 
 
@@ -162,7 +169,8 @@ _QUESTION_FORM = re.compile(
     r"[?？]|吗|呢|么|多少|(?<![好茶十没这那前后近头过])几(?![乎何十百千万])[\u4e00-\u9fff]|怎么|怎样|如何|什么|哪|为什么|为啥|谁|能不能|"
     r"可不可以|可以吗|有没有|是不是|要不要|会不会|好不好|对不对|请问|咋|啥|多[大久重长高远宽厚短低矮轻薄窄细粗深]|([\u4e00-\u9fff])不\1|"
     r"还是|真的假的|几钿|好多钱|系咪|咩|干嘛|"
-    r"(?:嘛|不|没|没有|几|(?:对|是|好|行|可以|没事|没问题|不要紧|不碍事)吧|(?:能|可以|会)[\u4e00-\u9fff]{1,3}吧)[啊呀哦呢]?[\s~～!！。.]*$|"
+    # (a thing gone in a moment is said, not asked: 秒没, 抢没, 一会儿就没)
+    r"(?:嘛|不|(?<![秒抢就又全都])没|没有|几|(?:对|是|好|行|可以|没事|没问题|不要紧|不碍事)吧|(?:能|可以|会)[\u4e00-\u9fff]{1,3}吧)[啊呀哦呢]?[\s~～!！。.]*$|"
     # …or at the end of the asking clause, the reason after it ("线够长不 插座离衣柜有点远", "有货没，想买两个")
     r"[\u4e00-\u9fff](?<![我你他她它们也都还天])(?:不|没|没有)[啊呀哦呢]?(?=[\s，,；;]+[\u4e00-\u9fff])|"
     r"\b(?:how|what|when|where|why|which|can|does|is there)\b",

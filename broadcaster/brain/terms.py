@@ -18,6 +18,7 @@ _DEFAULT = re.compile(r"默认(?:发|走|用|是|为)?(顺丰|中通|圆通|申�
 # A thing the facts sell apart (在沙滩上使用需另拍防陷脚套), said to come with it or not needed for its use.
 _APART = re.compile(r"(?:需|要|请)?(?:另拍|另购|另外购买|单独购买|另外拍|单独拍|另外买|单独买)([\u4e00-\u9fff]{2,6})")
 _COMES_WITH = re.compile(r"包装里|盒子里|箱子里|自带|标配|附带|配了|配有|带了|已经在|里面有|送")
+_GIVES = re.compile(r"包装内含|内含|标配|附带|配有|赠|(?<![配运递])送(?![达货到])")
 _AS_IS = re.compile(r"直接|就行|没问题|随便|照样|也能|都能|放心")
 # Who pays in which case (无理由退货运费由买家承担): the shop said to pay in that case goes against it.
 _CASE = re.compile(r"无理由|七天|7天|不喜欢|个人原因|非质量|拆封")
@@ -39,6 +40,7 @@ class Terms:
         self.buyer_pays: list[tuple[str, str]] = []  # (the case, the fact) where the buyer pays
         self.apart: list[tuple[str, tuple[str, ...], str]] = []  # (a thing sold apart, the uses that need it, the fact)
         self.uncovered: list[tuple[str, str, str]] = []  # (a part, the cover it is out of, the fact)
+        self.given: list[str] = []  # the facts' clauses that give something (包装内含…, 前200单加送…)
 
     def read(self, sentence: str) -> None:
         self.defaults.update((m.group(1).lower(), sentence) for m in _DEFAULT.finditer(sentence))
@@ -47,6 +49,8 @@ class Terms:
         for clause in CLAUSE.findall(sentence):
             if _BUYER_PAYS.search(clause):
                 self.buyer_pays.extend((m.group(0), sentence) for m in _CASE.finditer(clause))
+            if _GIVES.search(clause):
+                self.given.append(clause)
             m = _APART.search(clause)
             if m is not None:
                 uses = (_USE_EDGE.sub("", u) for u in re.split(r"[或和及与、]", clause[: m.start()]))
@@ -55,6 +59,8 @@ class Terms:
     def against(self, sentence: str, negated_at: Callable[[str, int], bool]) -> str:
         """The term a sentence goes against ('' when none); `negated_at(sentence, i)`: a negation just before i."""
         for thing, uses, fact in self.apart:
+            if any(thing[-2:] in g for g in self.given):
+                continue  # (a thing the facts also give, in the box or as a gift, comes with it too: 前200单加送备用滤网2片)
             named = thing[-2:] in sentence
             m = _COMES_WITH.search(sentence)
             if named and m is not None and not negated_at(sentence, m.start()):

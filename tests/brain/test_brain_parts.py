@@ -173,3 +173,54 @@ def test_a_figure_in_chinese_numerals_fits_a_range_and_quality_praised_is_chit_c
     assert given("颈围四十二 戴得上不") == [(42.0, "")] and given("一边充一边用") == []
     friendly = Friendly()
     assert friendly("上回买的 质量很可以") and not friendly("这个很可以用洗衣机洗吗")
+
+
+@pytest.mark.parametrize(("text", "slot", "named"), [
+    ("多长时间刷一次比较好", "often", True), ("两周洗一回行不行", "often", True), ("多久能到", "often", False),
+    ("用完了要擦一下吗", "after_use", True), ("用完了再买", "after_use", False),
+    ("这个是装电池的还是插电的", "power", True), ("不用电池会坏吗", "power", False),
+    ("个头大吗", "size", True), ("衣服还有点湿能放进去吗", "water", True), ("羊绒大衣能用这个刷吗", "suitable", True),
+    ("咋用", "howto", True), ("什么型号", "brand", True), ("什么型号", "variant", False), ("有几个型号", "variant", True),
+])
+def test_how_often_after_use_and_what_it_runs_on_are_slots(text: str, slot: str, named: bool) -> None:
+    from broadcaster.brain.intent import slots
+
+    assert (slot in slots(text)) is named, (text, slots(text))
+
+
+def test_how_often_asks_no_duration_and_a_name_answers_the_brand() -> None:
+    from broadcaster.brain.intent import asked_units, evidence
+
+    assert not asked_units("多久换一次刷头") and asked_units("多久能充满")
+    assert evidence("often", "刷头建议每3个月更换一次。") and evidence("often", "每周清理一次滤网。")
+    assert not evidence("often", "每分钟转动3000次。")  # (a rate is no frequency)
+    assert evidence("brand", "青禾K2是一款桌面暖风机。") and not evidence("brand", "本品是一款桌面暖风机。")
+    assert not evidence("variant", "本品为有线款。") and evidence("variant", "暂无无线款。")  # (有线 is wired, no version)
+
+
+_SWITCH_SHEET = ["倾倒时会自动断电。", "滤芯建议每半年更换，店铺单独购买滤芯39元。", "前100单加送滤芯1个。"]
+
+
+@pytest.mark.parametrize(("sentence", "against"), [
+    ("倒了要手动关。", True), ("倒了会自动断电。", False), ("倒了要手动开一下才能继续用。", False),
+    ("前100单会加送一个滤芯。", False),  # (a thing the facts also give is no thing only sold apart)
+    ("一次就能把灰尘全部吸干净。", True), ("细菌统统杀光。", True), ("滤芯可以拆下来冲洗干净。", False),
+])
+def test_a_switch_said_the_other_way_and_a_total_effect_go_against_the_facts(sentence: str, against: bool) -> None:
+    assert bool(FactClaims(_SWITCH_SHEET).contradiction(sentence)) is against, sentence
+    by_hand = FactClaims(["定时结束后需手动关闭电源开关。"])
+    assert by_hand.contradiction("定时到了会自动关。") and not by_hand.contradiction("到点要手动关掉电源。")
+
+
+def test_heat_for_the_room_and_a_rush_are_chit_chat_and_a_second_hand_buy_told_is_clean() -> None:
+    from broadcaster.brain.chitchat import Friendly
+    from broadcaster.brain.intent import is_question
+    from broadcaster.brain.moderation import moderator_from_config
+
+    friendly = Friendly()
+    assert friendly("帮主播冲冲热度") and friendly("好家伙 又抢没了") and not is_question("刚上架就秒没")
+    assert is_question("还有货没")
+    room = parse_config({"rooms": [{"id": "m", "moderation": {"words": [], "action": "replace"}}]}).rooms[0]
+    moderator = moderator_from_config(room.moderation, room.language)
+    assert moderator.check_comment("上回在闲鱼上买了个二手的，用着不行").ok
+    assert not moderator.check_comment("闲鱼上二手的才三十").ok and not moderator.check_comment("上闲鱼买二手的吧").ok
