@@ -148,6 +148,9 @@ SLOTS: dict[str, tuple[str, str]] = {
              # (what comes in the box answers "送不送手套" too: 送 is also "comes with")
              # (送礼 is giving the goods as a present, no gift of the shop's)
              r"赠|送(?!礼|人|给)|包装内含|内含|标配|附带|随机附"),
+    # a gift in the strict sense (还有赠品不, 送什么): the facts' 赠/加送, not the box's contents that also answer 送不送手套
+    "freebie": (r"赠品|附赠|额外送|加送|送(?:的|了)?(?:啥|什么)|有送|送东西|福利送|小礼物|礼品",
+                r"赠|加送|(?<![配运递])送(?![礼人给达货到])"),
     # (and a breakage asked about, by whom it came: 自己摔坏的管不管, 弄坏了给修吗 → the warranty and what it excludes)
     "warranty": (r"保修|质保|坏了(?!吗)|维修|保固|warranty|(?:摔|弄|碰|磕|砸|压|用)?(?:坏|烂|断|裂|碎|破)(?:了|的|掉了?)?.{0,6}(?:管不管|管吗|保不保|保吗|修吗|给修|负责|算不算|包不包|包换|包修|给换|换不|换吗)",
                  r"保修|质保"),
