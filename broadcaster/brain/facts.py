@@ -41,6 +41,7 @@ W_CHARS = 2.0
 W_PAIRS = 2.0
 W_SLOT = 2.0
 W_UNIT = 0.5
+_MEASURED = frozenset({"毫升", "克", "毫米", "度", "瓦", "分贝", "毫安时", "千卡"})
 NARROW_SLOTS = frozenset({"runtime", "charge_time", "gift"})
 W_PER = 0.5  # (of W_UNIT) a fact stating its figures per the package the question asks of
 W_RANGE = 2.0
@@ -293,6 +294,11 @@ class FactIndex:
             # goods lack it answers too (保温多久 → 断电后没有保温功能)
             lacks = np.array([len(wanted) == 1 and denies(next(iter(wanted)), f.text) for f in self.facts])
             slot = slot * ((unit > 0) | lacks)
+        elif wanted and unit.any() and units <= _MEASURED:
+            # (…and when none does, the facts stating a measure in the unit answer as its carriers do: 放多少水 → 最大容量
+            # 14升, not the fact on letting the water out that carries howto's 用 — not a time or a count: 分几个月付 is
+            # no question the facts' 每3个月 answer)
+            slot = np.where(unit > 0, slot.max(), slot)
         if _WHERE.search(question):
             unit = unit + np.array([float(_PLACE.search(f.text) is not None) for f in self.facts])
         # the package a quantity is asked of, said the facts' way (一包有多重 → 每袋净含量330克, not 整箱约1.8公斤)
@@ -327,10 +333,11 @@ class FactIndex:
         placed = placer is not None and place[order[0]] <= 0 and combined[order[0]] - combined[placer] <= 3 * SLOT_SWAP
         if placed:
             _lead(order, placer)
-        stater = next((i for i in order if unit[i]), None) if units and not unit[order[0]] and not slot[order[0]] else None
+        stater = next((i for i in order if unit[i]), None) if units and not unit[order[0]] else None
+        stater = stater if stater is not None and slot[stater] >= slot[order[0]] else None
         if stater is not None and combined[order[0]] - combined[stater] <= 2 * SLOT_SWAP:
-            # (…and a quantity asked by the fact stating it behind one that states none and carries no slot asked: 涂层有几层,
-            # 最高能拉到多高, 最少得放多少)
+            # (…and a quantity asked by the fact stating it behind one that states none and carries no more of the slots
+            # asked: 涂层有几层, 最高能拉到多高, 最少得放多少, 放多少水)
             _lead(order, stater)
         question_words = _words(question)
         namer = self._namer(question, question_words, order) if wanted and not (placed or by_place) else None

@@ -45,7 +45,7 @@ _EMOJI = re.compile(
 _SPACES = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]+")
 _REPEAT_PUNCT = re.compile(r"([!?。！？~～.,，、…])\1+")
-_REPEAT_CHARS = re.compile(r"(.)\1{3,}")  # 哈哈哈哈哈哈 → 哈哈哈
+_REPEAT_CHARS = re.compile(r"(\D)\1{3,}")  # 哈哈哈哈哈哈 → 哈哈哈 (never a number's digits: 10000元 is no 1000元)
 _NON_WORD = re.compile(r"[^0-9a-z\u3400-\u9fff\uf900-\ufaff]+")
 _LETTERS_CJK = re.compile(r"[^a-z\u3400-\u9fff\uf900-\ufaff]+")
 # Words that change nothing about what is asked ("请问主播这个杯子多少钱呀" ≈ "杯子多少钱").

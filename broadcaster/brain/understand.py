@@ -49,6 +49,8 @@ FRIENDLY = 0.8  # P(friendly chit-chat) from the probe's friendly head
 FRIENDLY_UNSAFE = 0.5  # …and only when it reads safe by a wide margin (an insult may read as warm to the friendly head)
 FRIENDLY_SURE, SURE_UNSAFE = 0.95, 0.65  # …or sure it is warm, under a higher bar (主播人美心善 reads half like harassment)
 FRIENDLY_CALM, CALM_UNSAFE = 0.55, 0.1  # …or leaning warm and plainly safe, said not asked (一直在听，就是没说话; 是真的干净)
+_PARTS = re.compile(r"[^\s，,。.!！?？;；~～]{2,}")
+SURE_UNSAFE_SHOP = 0.9  # a probe reading under this gives way to a fact answering the question in its words
 WARM_UNSAFE = 0.9  # a remark friendly by its words that the probe reads as an insult under this is warmth to the host
 IMPLICIT_WORDS = 0.34  # share of a remark's word weight its answering fact must cover to read as an implicit question
 # What a question about the goods asks in any words (值得买吗, 送杯子吗, 喝了能减肥吗): with a model in the room, such a
@@ -216,6 +218,13 @@ class Understanding:
             # words aimed at the host carry the most harm (harassment, a price "一晚上", threats): a lower bar
             risk = dataclasses.replace(risk, flagged=True)
         choice = facts.choose(text, vecs, clause_vecs) if len(facts) else None
+        if risk is not None and risk.flagged and risk.unsafe < SURE_UNSAFE_SHOP and wanted and choice is not None \
+                and choice.confident and choice.margin >= FAR_AHEAD and choice.ranked and choice.ranked[0][3] >= IMPLICIT_WORDS \
+                and not self._host.search(text) and risk.label != "political" and len(_PARTS.findall(text)) == 1:
+            # a shop question a fact answers far ahead of every other, in the question's own words and nothing else, is
+            # the shop's (滤网单买多少钱 reads to the probe as illegal at 0.8): the probe's doubt, not its certainty, gives
+            # way — never to a bait wrapped round a real question (青海是藏区…？青海运费多少)
+            risk = dataclasses.replace(risk, flagged=False)
         # A question by its form or its slot; or a remark a fact plainly answers, in its own words ("丢了一只" → the
         # replacement fact, "续航" → the battery life): live chat asks by naming the thing.
         words = choice.ranked[0][3] if choice is not None and choice.ranked else 0.0

@@ -224,3 +224,31 @@ def test_heat_for_the_room_and_a_rush_are_chit_chat_and_a_second_hand_buy_told_i
     moderator = moderator_from_config(room.moderation, room.language)
     assert moderator.check_comment("上回在闲鱼上买了个二手的，用着不行").ok
     assert not moderator.check_comment("闲鱼上二手的才三十").ok and not moderator.check_comment("上闲鱼买二手的吧").ok
+
+
+def test_a_number_keeps_its_repeated_digits() -> None:
+    from broadcaster.brain.textnorm import normalize
+
+    assert [f.value for f in figures("电池20000毫安时，售价9999元")] == [20000.0, 9999.0]
+    assert normalize("哈哈哈哈哈哈") == "哈哈哈" and normalize("6666666") == "6666666"
+
+
+def test_a_measure_asked_is_answered_by_the_fact_stating_it_over_one_sharing_its_words(tmp_path: Path) -> None:
+    sheet = ["用完拔掉插头，从底部排水口放水后晾干。", "水箱最大容量3升，日常加到2升即可。", "水温可调，最高60度。",
+             "支持花呗分3期免息。", "滤芯建议每3个月更换一次。", "机身不防水，不能整个泡进水里。", "日常价199元，直播间到手价129元。",
+             "下单后48小时内发货，默认发韵达快递。", "整机保修1年。", "颜色有珍珠白和薄荷绿两种。", "额定功率500瓦。",
+             "支持七天无理由退货。", "包装内含桶身1个、按摩滚轮1组、说明书1份。"]
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "facts.md").write_text("# 泡脚桶\n\n" + "\n".join(f"- {f}" for f in sheet) + "\n", encoding="utf-8")
+    cfg = parse_config({"rooms": [{"id": "parts", "brain": {"kb": {"dir": str(kb), "check_interval_s": 0}},
+                                   "moderation": {"words": [], "action": "replace"}}]}).rooms[0]
+    items = [{"id": f"q-{i}", "class": "question", "kind": "comment", "text": t, "want": w}
+             for i, (t, w) in enumerate((("要放多少水", "3升"), ("能分几个月付吗", "分3期")))]
+
+    async def run() -> list[str]:
+        async with Rig(cfg, chat_llm=False) as rig:
+            return [o.spoken for o in await rig.run_all(items)]
+
+    water, instalments = asyncio.run(run())
+    assert "3升" in water and "分3期" in instalments  # (a time asked is no measure: 每3个月 answers no 几个月)
