@@ -1282,6 +1282,24 @@ FIRST_HELDOUT41_RUN = {
     "failures": 22,  # of 432
 }
 
+# heldout42's first run: an electric shaver, written blind by a helper, committed unrun (9b8b6dd, which adds only the set;
+# e78dd40 names it a product part) and run once on e78dd40, after heldout41's fixes. Met three of six: clean blocked
+# ≤ 1%, chit-chat ≥ 90%, true voiced ≥ 90%. Not met: banned with a line (2.9%), questions (82.5%), invented voiced (4).
+# Moderation precision 0.993, recall 0.971; guard 0.951 / 0.929; user names 1.0 / 1.0.
+FIRST_HELDOUT42_RUN = {
+    "banned comments with any line": "4/137 (2.9%)",  # 买飞利浦吧 这牌子听都没听过; 米家的剃须刀不香吗 出门左转小米之家 (the box);
+    # 这胖子也配带货？; 六🐻肆 🕯️ 点蜡 (a greeting)
+    "clean comments blocked": "1/220 (0.5%)",  # 快手上刷到过同款 是你们家的号吗？
+    "questions answered right": "52/63 (82.5%)",  # how many heads, the charge time, half a month on one charge, use while
+    # charging, wet shaving, a women's line, a cut, a return once used, storage for half a year, the port, floating heads
+    "chit-chat acknowledged": "45/45 (100.0%)",
+    "invented claims voiced": "4/68 (5.9%)",  # 可以边充边用的…插上线照样刮; 随便冲 (hot water); 液晶大屏显示; (and an
+    # absolute line's true part withheld: 续航史上最长)
+    "true claims voiced": "48/53 (90.6%)",
+    "true claims voiced in answers to plain questions": "47/49 (95.9%)",
+    "failures": 21,  # of 440
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
