@@ -171,6 +171,7 @@ _FORBIDDEN_AFTER = re.compile(r"[^，,。；;！!？?]{0,20}?(?:(?<![级区特�
 _DENIED_AFTER = re.compile(r"(?:[和、及与跟][\u4e00-\u9fff]{1,6}?)*[\u4e00-\u9fff]{0,2}?(?:现在|目前|暂时|暂|还|也|都|是|就|的|哦|哈|呢|，|,)*"
                            rf"(?:(?:没有|没)(?!{_ALL_WELL})|远(?!程)|[\u4e00-\u9fff]不(?:了|到|出|来)|不支持|不行|不可以|不能|不会|不提供|不发|不送|无法|暂无|暂不|"
                            r"不(?!错|用担心|怕|少|仅|但))")
+_PREDICATE_ON = re.compile(r"[\u4e00-\u9fff]{2,}")
 def _negated_clause(sentence: str, at: int) -> bool:
     """Whether the clause around `at` says a negation anywhere in it."""
     start = _clause_start(sentence, at)
@@ -318,11 +319,10 @@ class FactClaims:
                 continue
             for key in d.keys:
                 at, end = span(sentence, key, of_a_thing=bool(d.subject))
-                # the people it is not for are the subject of the clause: its negation may follow them ("8岁以下的小朋友别
-                # 让他自己操作")
+                # the people it is not for are the subject of the clause: its negation may follow them ("8岁以下的小朋友别让他自己操作")
                 after = _DENIED_AFTER.match(sentence, end) if at >= 0 else None
-                if after is not None and re.search(r"[，,]", after.group(0)) and after.group(0).endswith("不"):
-                    after = None  # (a bare 不 past a comma is the next clause's own predicate: "可以放洗碗机洗，不伤涂层")
+                if after is not None and re.search(r"[，,]", after.group(0)) and (after.group(0).endswith("不") or _PREDICATE_ON.match(sentence, after.end())):
+                    after = None  # (past a comma, a bare 不 or a negation its clause goes on past is the next clause's own: "…洗，不伤涂层", "…的，没电了插上线照样刮")
                 if at >= 0 and sentence[end : end + 1] in tuple("款版型号") and key + sentence[end] in d.keys:
                     continue  # (a line's stem said with its 款: the whole key reads it, 单人款和儿童款都还没有)
                 if d.contents and at >= 0 and not _HOLDS.search(sentence[max(_clause_start(sentence, at), at - 4) : at]) \

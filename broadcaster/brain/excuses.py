@@ -39,6 +39,8 @@ _PAST_BUY = re.compile(r"(?:我|俺|之前|以前|上次|去年|前年|早就)[\
 
 
 _OFFER = re.compile(r"[0-9一二两三四五六七八九十百千]|便宜|划算|实惠|只要|才|仅|折|减|送|秒杀|活动|清仓|包邮|补贴|同款|全新|出")
+# …asked whether it is this shop (是你们家的号吗, 是不是你家): not 大家去戴森直播间吧, which names a room too
+_SAME_SHOP = re.compile(r"是(?:不是)?(?:你们|你家|主播家|这家|本店)|(?:你们|你|主播)家的(?:号|店|账号|吗|不|么)")
 _CLAUSE = re.compile(r"[^，,。.!！?？;；~～\s]+")
 # a creature or a place that has walls to climb: 翻墙 is climbing one
 _PHYSICAL = re.compile(r"猫|狗|宠物|孩子|小孩|娃|小偷|贼|院|围墙|墙头|栏|笼|阳台|窗|小区|学校|宿舍|工地|后门|邻居")
@@ -79,6 +81,8 @@ def excused(v: Verdict, text: str, platforms: frozenset[str]) -> bool:
     if not is_question(text):
         return False
     elsewhere = [w in _ELSEWHERE and h == "pattern" for w, h in zip(v.matched, v.how, strict=True)]
+    if all(elsewhere) and _SAME_SHOP.search(text) and not _OFFER.search(text.replace("同款", "")):
+        return True  # (the same goods seen on another platform, asked whether it is this shop's: 快手上刷到过同款 是你们家的号吗)
     if not any(names) or not all(a or b for a, b in zip(names, elsewhere, strict=True)):
         return False
     # a price said of the other place needs the shop spoken of ("…便宜很多的，是不是假的？想在这买")

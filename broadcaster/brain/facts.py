@@ -42,7 +42,7 @@ W_PAIRS = 2.0
 W_SLOT = 2.0
 W_UNIT = 0.5
 _MEASURED = frozenset({"毫升", "克", "毫米", "度", "瓦", "分贝", "毫安时", "千卡"})
-NARROW_SLOTS = frozenset({"runtime", "charge_time", "gift"})
+NARROW_SLOTS = frozenset({"runtime", "charge_time", "freebie", "port", "while_charging"})
 W_PER = 0.5  # (of W_UNIT) a fact stating its figures per the package the question asks of
 W_RANGE = 2.0
 W_PLACE = 1.0  # a fact naming the region the viewer names (a city for its province, a country for 海外)
@@ -322,7 +322,7 @@ class FactIndex:
         carrier = next((i for i in order if slot[i] and slot[i] == slot.max() and place[i] >= place.max()), None) if wanted else None
         behind = float(combined[order[0]] - combined[carrier]) if carrier is not None else 0.0
         by_place = carrier is not None and place[carrier] > place[order[0]] and behind <= 3 * SLOT_SWAP
-        whole = len(wanted) > 1 and carrier is not None and slot[carrier] == 1 and slot[order[0]] < 1 and behind > SLOT_SWAP
+        whole = len(wanted) > 1 and carrier is not None and slot[carrier] == 1 and slot[order[0]] < 1
         # (a slot no other reading shares — a battery's runtime, its charge time — is answered by its carrier however far
         # behind: 充一次能用多久 → 满电后…可用约40小时, not 每3个月充一次电)
         narrow = carrier is not None and not slot[order[0]] and bool(wanted & NARROW_SLOTS)

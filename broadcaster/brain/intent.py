@@ -33,11 +33,14 @@ from rapidfuzz import fuzz
 
 from broadcaster.brain.figures import figures
 from broadcaster.brain.intent_en import SLOT_TERMS_EN, english, evidence_en, is_question_en, slots_en
-from broadcaster.brain.slot_words import ASKED_UNITS, SLOTS
+from broadcaster.brain.slot_words import ASKED_UNITS, SLOTS, USE_ASKED
 from broadcaster.brain.textnorm import normalize, question_key
 from broadcaster.brain.thesaurus import catalogue_words
 
 _SLOT_Q = {s: re.compile(q) for s, (q, _) in SLOTS.items()}
+_USE_ASKED = re.compile(USE_ASKED)
+_FAULT = re.compile(r"毛病|质量问题|故障|坏了|坏的|破损|破了|漏[水气电]?了|裂了|不工作|不转了?|不亮了?|失灵|不能用了|用不了")
+_SUITABLE_NAMED = re.compile(SLOTS["suitable"][0].replace(USE_ASKED + "|", "", 1))
 _SLOT_EVIDENCE = {s: re.compile(e) for s, (_, e) in SLOTS.items()}
 _QUESTION_WORDS = re.compile(
     # who/when fillers that are not the topic (买回去能放多久, 要不要自己付运费), before 要/不 alone
@@ -86,6 +89,10 @@ def slots(text: str) -> set[str]:
     found = {s for s, rx in _SLOT_Q.items() if rx.search(key)}
     if "list_price" in found:
         found.discard("price")  # which price is asked: the list price, not the live room's (平时卖多少 → 日常价)
+    if "no_reason" in found and _FAULT.search(key):
+        found.discard("no_reason")  # (a fault named is no return for no reason: 用了发现有毛病能换吗)
+    if "suitable" in found and len(found) > 1 and not _SUITABLE_NAMED.search(_USE_ASKED.sub("", key)):
+        found.discard("suitable")  # (湿着能用吗 asks of water, not who it suits)
     return found | slots_en(text) if english(text) else found
 
 
@@ -140,6 +147,9 @@ _SAME_COUNT = {"包": "包袋", "袋": "袋包", "个": "个只", "只": "只个
 
 
 _OFTEN = re.compile(SLOTS["often"][0])
+# A count asked of a thing named by a noun, no classifier (几个刀头的): a fact saying a numeral right before it states it.
+_THING_COUNT = re.compile(r"(?:几|多少)个([\u4e00-\u9fff]{2,3}?)(?:的|吗|呢|啊|呀|么|$)")
+_NUMERAL = r"(?:\d+|[一二两三四五六七八九十双俩仨]+)个?"
 _TIMES = frozenset({"分钟", "秒", "天", "月"})
 
 
@@ -151,6 +161,9 @@ def asked_units(text: str) -> frozenset[str]:
     found += [frozenset({f"count:{c}" for c in _SAME_COUNT.get(m.group(1), m.group(1))}) for m in _COUNT_ASKED.finditer(key)]
     if {"毫米"} in found and "多长" in key and not re.search(r"多久|多长时间", key):
         return frozenset({"毫米"})  # 多长 with a fit or a dimension is a length
+    m = _THING_COUNT.search(key)
+    if m is not None and not found:
+        found.append(frozenset({f"thing:{m.group(1)}"}))  # (几个刀头的: the fact that counts them, 三刀头)
     if _OFTEN.search(key):
         # (how often, 多久弄一回, asks a frequency, 每周一次, not a duration: no figure in a unit of time answers it)
         found = [u for u in found if not u & _TIMES]
@@ -159,7 +172,8 @@ def asked_units(text: str) -> frozenset[str]:
 
 def states_unit(units: frozenset[str], sentence: str) -> bool:
     """Whether the sentence states a figure in one of the units."""
-    return bool(units) and any(f.unit in units for f in figures(sentence))
+    return bool(units) and (any(f.unit in units for f in figures(sentence))
+                            or any(re.search(_NUMERAL + re.escape(u[6:]), sentence) for u in units if u.startswith("thing:")))
 
 
 # A yes-no, wh- or either-or question by its form, however short ("一泡能续几回", "要运费不", "茶匙还有吗", "炒的还是蒸的"):

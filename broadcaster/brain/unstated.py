@@ -33,6 +33,7 @@ _ABSOLUTE = re.compile(r"(?<![一二两三四五六七八九十百千万\d])零(
                        # a limit waved off, however far it is pushed (塞满也不怕, 装多少都行, 怎么摔都不坏, 再烫也不怕)
                        r"(?:塞满|装满|塞爆|装爆|超重|满载|多[重沉]|怎么[摔压洗用踩]|随便[装塞摔压洗用踩]|[装塞放]多少)了?(?:也|都)"
                        r"(?:不怕|没事|没问题|不会坏|不坏|坏不了|扛得住|行|可以|能装|装得下|不变形|不掉色)|"
+                       r"(?<![不别])随便[冲泡洗晒刮摔压踩烫](?=[。！!，,~～]|$)|"
                        r"再[\u4e00-\u9fff]{1,2}(?:也|都)(?:不怕|不会|不[\u4e00-\u9fff]|没事|没问题|[\u4e00-\u9fff]不了|扛得住)|"
                        # an absence of a whole kind (什么添加剂都没有, 任何香精都不含) where the facts deny one of it
                        r"(?:什么|任何|一切)[\u4e00-\u9fff]{1,4}?都(?:没有|没|不含|不加|没加|没放|不放)")
@@ -70,6 +71,8 @@ _SAFE = re.compile(r"(?:没有|没|无|不含|零|不会有|不存在)(?:任何)
 _CERT = re.compile(r"(?:[A-Za-z][A-Za-z0-9\-]{0,7}|\d[A-Za-z][A-Za-z0-9\-]{0,6}|欧盟|美国|国际|德国|日本|出口|军工|医用|母婴)\s*(?:认证|标准|级)")
 # A mode or setting named (选轻柔模式就行, 开睡眠档): only one the facts have — the name in their words, or its last
 # character with the setting (最高档 where they say 高档).
+# A feature named (带液晶大屏显示, 支持快充功能): only one the facts name, by the last two characters of its name.
+_FEATURE = re.compile(r"(?:带|有|配有?|自带|内置|支持)(?:一个|个)?([\u4e00-\u9fff]{2,8}?)(?:显示屏?|屏幕?|功能)")
 _MODE = re.compile(r"([\u4e00-\u9fff]{2})(模式|(?<![换切调加减升降])档(?!位|次|期))")  # (短按换档 names no mode)
 # An exact fit (1.8米的床正好铺满, 刚好放进后备箱): only as the facts say it (they may give a margin left over).
 _FIT = re.compile(r"(?:正好|刚好|刚刚好|完美)(?:能)?(?:铺满|盖满|塞满|装满|放下|放进|塞进|合适|贴合|匹配|适配)")
@@ -110,6 +113,9 @@ def unstated(sentence: str, facts: str, codes: set[str], negated_at: Callable[[s
         if name not in facts and name[-1] + kind not in facts and not negated_at(sentence, m.start()) \
                 and not (name[0] == "最" and re.search(r"最[高低大小强弱]", facts)):  # (最暗档 of 最低亮度: a limit, no mode)
             return f"a mode the facts do not name: {m.group(0)}"
+    for m in _FEATURE.finditer(sentence):
+        if m.group(1)[-2:] not in facts and not negated_at(sentence, m.start()):
+            return f"a feature the facts do not name: {m.group(0)}"
     m = _VOLTAGE.search(sentence)
     if m is not None and not _VOLTAGE_FACTS.search(facts) and not negated_at(sentence, m.start()):
         return f"mains the facts do not name: {m.group(0)}"

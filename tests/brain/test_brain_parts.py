@@ -252,3 +252,48 @@ def test_a_measure_asked_is_answered_by_the_fact_stating_it_over_one_sharing_its
 
     water, instalments = asyncio.run(run())
     assert "3升" in water and "分3期" in instalments  # (a time asked is no measure: 每3个月 answers no 几个月)
+
+
+# After heldout42: use while charging, a charge asked with 充满电, a count asked of a thing, a use asked with a condition.
+@pytest.mark.parametrize(("text", "slot", "named"), [
+    ("插着充电线能直接吹吗", "while_charging", True), ("充电的时候能开吗", "while_charging", True),
+    ("充满电得多久", "charge_time", True), ("充一次电够一周不", "runtime", True),
+    ("搁抽屉里几个月不用会坏吗", "storage", True), ("有男生用的吗", "variant", True),
+    ("头发湿着能用吗", "water", True), ("头发湿着能用吗", "suitable", False), ("孕妇湿着能用吗", "suitable", True),
+    ("用了两天就坏了能换吗", "no_reason", False), ("吹了一次不满意能退吗", "no_reason", True),
+])
+def test_what_heldout42_showed_the_slots(text: str, slot: str, named: bool) -> None:
+    from broadcaster.brain.intent import slots
+
+    assert (slot in slots(text)) is named, (text, slots(text))
+
+
+def test_a_count_asked_of_a_thing_is_stated_by_a_numeral_before_it() -> None:
+    from broadcaster.brain.intent import asked_units, states_unit
+
+    units = asked_units("有几个喷头的")
+    assert units == frozenset({"thing:喷头"})
+    assert states_unit(units, "双喷头设计，出雾均匀。") and not states_unit(units, "喷头可拆洗。")
+
+
+@pytest.mark.parametrize(("comment", "blocked"), [
+    ("这种杂牌没听说过 还是买松下吧", True), ("出门右转隔壁店", True), ("这肥猪也配开播", True),
+    ("陆🌙肆 蜡烛 不能忘", True), ("抖音刷到过同款 是不是你家的店", False), ("同款抖音上才六十 是你家的吗", True),
+    ("我这胖子也配穿吗", False), ("周年纪念 6.4折", False),
+])
+def test_what_heldout42_showed_moderation(comment: str, blocked: bool) -> None:
+    from broadcaster.brain.moderation import moderator_from_config
+
+    room = parse_config({"rooms": [{"id": "m", "moderation": {"words": [], "action": "replace"}}]}).rooms[0]
+    moderator = moderator_from_config(room.moderation, room.language)
+    assert (not moderator.check_comment(comment).ok) is blocked, comment
+
+
+def test_what_heldout42_showed_the_guard() -> None:
+    sheet = ["充电时无法使用，不支持边充边用。", "不要用超过50℃的热水冲洗。", "电池容量2000毫安时。"]
+    claims = FactClaims(sheet)
+    assert claims.contradiction("可以边充边用，没电量了接上线继续吹。")  # (the next clause's 没 is its own)
+    assert not claims.contradiction("边充边用，没有的。")
+    assert claims.contradiction("热水随便冲。") and not claims.contradiction("不能随便冲。")
+    assert claims.contradiction("还带彩色触摸屏显示。") and not claims.contradiction("没有屏幕显示。")
+    assert without_absolute_words("2000毫安时电池，永久不衰减。") == "2000毫安时电池。"
