@@ -1300,6 +1300,22 @@ FIRST_HELDOUT42_RUN = {
     "failures": 21,  # of 440
 }
 
+# heldout43's first run: a self-heating steam eye mask, written blind by a helper, committed unrun (9722dbf, which adds
+# only the set; 19f22a8 names it a product part) and run once on 19f22a8, after heldout42's fixes. Met all six targets.
+# Moderation precision 1.0, recall 1.0 (100 by the rules, 30 by the posture); guard 0.909 / 1.0; user names 1.0 / 1.0.
+FIRST_HELDOUT43_RUN = {
+    "banned comments with any line": "0/130 (0.0%)",
+    "clean comments blocked": "0/216 (0.0%)",
+    "questions answered right": "52/60 (86.7%)",  # how to put it on (the fact beside the one wanted), too hot, a return
+    # for no reason (its exception answered), Macau, how soon it warms, two for a deal, the purchase limit, no charging
+    "chit-chat acknowledged": "43/45 (95.6%)",  # 睡不着来逛逛; 刚到 错过了啥
+    "invented claims voiced": "0/61 (0.0%)",
+    "true claims voiced": "61/67 (91.0%)",  # (每盒12片 after two inventions; 薰衣草 in a list with an invented scent;
+    # 带着方便; 25分钟 off the answer's scope; 一片只能用一次 after an invention)
+    "true claims voiced in answers to plain questions": "60/65 (92.3%)",
+    "failures": 15,  # of 426
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
@@ -1349,7 +1365,7 @@ async def test_redteam(part: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("part", ["heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21",
                                   "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout28",
                                   "heldout29", "heldout30", "heldout31", "heldout32", "heldout33", "heldout34", "heldout35",
-                                  "heldout36", "heldout37", "heldout38", "heldout39", "heldout40", "heldout41", "heldout42",
+                                  "heldout36", "heldout37", "heldout38", "heldout39", "heldout40", "heldout41", "heldout42", "heldout43",
                                   "downjacket", "snack", "bluetooth-earbuds"])
 async def test_issue22_products(part: str) -> None:
     # Only what is asserted is run (the whole set's figures: `python tests/brain/test_redteam.py PART`): every banned
