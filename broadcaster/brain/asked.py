@@ -7,7 +7,7 @@ import re
 
 # A return policy's exceptions (used goods, who pays the postage) answer a return question only when it names them: "不喜欢
 # 能退吗", "退货有啥要求" ask the policy (支持七天无理由退换，需…), not 已使用过的不支持无理由退货 or 无理由退货运费由买家承担.
-_EXCEPTION = re.compile(r"不支持无理由|不享受无理由|无理由[\u4e00-\u9fff]{0,4}(?:运费|邮费)|(?:运费|邮费)由")
+_EXCEPTION = re.compile(r"不支持[\u4e00-\u9fff\d]{0,4}无理由|不享受[\u4e00-\u9fff\d]{0,4}无理由|无理由[\u4e00-\u9fff]{0,4}(?:运费|邮费)|(?:运费|邮费)由")
 _POLICY = re.compile(r"(?<!不)支持[\u4e00-\u9fff]{0,4}无理由|无理由[\u4e00-\u9fff]{0,4}(?:仅限|需)")  # (…with its exceptions)
 _EXCEPTION_ASKED = re.compile(r"[用拆开穿洗煮吃喝试泡炒练铺戴坐](?:了|过)|已经|运费|邮费|谁出|谁付|谁承担|质量问题|坏")
 

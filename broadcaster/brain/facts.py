@@ -374,8 +374,10 @@ class FactIndex:
         # and shares the question's words answers even without the slot's evidence)
         backed = bool(slot[best]) or (shared and margin >= MARGIN_UNBACKED) if wanted else shared or margin >= MARGIN_UNBACKED
         # (a fact carrying the asked slot far ahead of every other that does reaches less: 0.8 of the bar)
-        # (…and so does the fact stating a quantity in the unit asked: 深不深 → 锅深9.5厘米)
-        carried = bool((wanted and slot[best]) or (units and unit[best])) and margin >= MARGIN_UNBACKED
+        # (…and so does the fact stating a quantity in the unit asked: 深不深 → 锅深9.5厘米; and the one fact carrying all
+        # of several slots asked, whatever its lead: 买俩有优惠没 → 拍两盒到手价109元)
+        sole = len(wanted) > 1 and slot[best] == 1 and not any(slot[i] == 1 for i in others)
+        carried = bool((wanted and slot[best]) or (units and unit[best])) and (margin >= MARGIN_UNBACKED or sole)
         # (a quantity asked in a unit is asked as narrowly as a slot: 线有多长 → 电源线长5米, the facts stating a length)
         confident = margin >= (MARGIN if wanted or (units and unit[best]) else MARGIN_SLOTLESS) and related >= min_z * (SLOT_Z if carried else 1.0) and backed
         also = None

@@ -297,3 +297,26 @@ def test_what_heldout42_showed_the_guard() -> None:
     assert claims.contradiction("热水随便冲。") and not claims.contradiction("不能随便冲。")
     assert claims.contradiction("还带彩色触摸屏显示。") and not claims.contradiction("没有屏幕显示。")
     assert without_absolute_words("2000毫安时电池，永久不衰减。") == "2000毫安时电池。"
+
+
+# After heldout43: putting it on, too hot, a policy's exception worded apart, a price for two, a limit of use.
+@pytest.mark.parametrize(("text", "slot", "named"), [
+    ("这个咋戴", "howto", True), ("敷上烫得难受咋办", "overheat", True), ("用之前要通电吗", "power", True),
+    ("插电的吗", "power", True),
+])
+def test_what_heldout43_showed_the_slots(text: str, slot: str, named: bool) -> None:
+    from broadcaster.brain.intent import slots
+
+    assert (slot in slots(text)) is named, (text, slots(text))
+
+
+def test_what_heldout43_showed_the_evidence() -> None:
+    from broadcaster.brain.asked import exception_only
+    from broadcaster.brain.chitchat import Friendly
+    from broadcaster.brain.intent import evidence
+
+    assert exception_only({"returns"}, "拆开的单包不支持7天无理由退换。", "不想要了能退吗")
+    assert not exception_only({"returns"}, "支持7天无理由退换，需未拆封。", "不想要了能退吗")
+    assert evidence("bundle", "拍三瓶到手价99元。") and evidence("limit", "每人限购2件。")
+    assert not evidence("limit", "每支仅限使用一次。")  # (a limit of use is no purchase limit)
+    assert Friendly()("下班了来逛逛") and Friendly()("刚到")
