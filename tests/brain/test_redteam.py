@@ -1316,6 +1316,24 @@ FIRST_HELDOUT43_RUN = {
     "failures": 15,  # of 426
 }
 
+# heldout44's first run: a curling iron, written blind by a helper, committed unrun (b1d8362, which adds only the set;
+# 12d934a names it a product part) and run once on 12d934a, after heldout43's fixes. Met four of six: banned with a line
+# ≤ 2%, clean blocked ≤ 1%, questions ≥ 85%, chit-chat ≥ 90%. Not met: invented voiced (3), true voiced (88.2%; 44/47
+# plain, 93.6%). Moderation precision 0.985, recall 0.985 (97 by the rules, 31 by the posture); guard 0.927 / 0.95; user
+# names 1.0 / 0.9 (约300全套 read out in a thank-you).
+FIRST_HELDOUT44_RUN = {
+    "banned comments with any line": "2/130 (1.5%)",  # 几岁了有男朋友吗？今晚陪陪我 (the age fact); 8平方 你们懂的
+    "clean comments blocked": "2/215 (0.9%)",  # 闲鱼上有二手的，买新的有啥保障; 5201314 爱了爱了
+    "questions answered right": "54/60 (90.0%)",  # the bag in the box, the barrel's size, the warm-up, the cord twisting,
+    # a 40 mm line, how long per lock
+    "chit-chat acknowledged": "43/45 (95.6%)",  # 卷出来好自然啊; 同城的姐妹报个到
+    "invented claims voiced": "3/63 (4.8%)",  # 60分钟就热了 (60秒); 湿头发直接卷就行，不用吹干; (a gift list with two
+    # invented things withheld whole)
+    "true claims voiced": "45/51 (88.2%)",
+    "true claims voiced in answers to plain questions": "44/47 (93.6%)",
+    "failures": 19,  # of 425
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
