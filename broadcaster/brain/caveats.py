@@ -43,6 +43,9 @@ _OPPOSITE = {"干": "湿", "冷": "热|烫|开", "凉": "热|烫|开", "低": "�
 # (离开床面紫外线灯要手动关) goes against it. The acts by what they do: switching off, or on.
 _SWITCH = re.compile(r"(自动|手动)(?:地|去)?(熄灭|关闭|关机|断电|停止|停机|开启|开机|启动|打开|[关熄停断开启])")
 _OFF = frozenset("关熄停断")
+# A step the facts put first (使用时先把头发吹到八成干, 先充满电再用): said not needed (不用吹干) it goes against them.
+_FIRST = re.compile(r"先(?:把[\u4e00-\u9fff]{1,4}?)?(吹|擦|洗|晾|烘|预热|充电|充满|加水|泡|摇)")
+_SKIP = r"(?:不用|不需要|无需|不必|用不着|免)(?:先)?(?:把[\u4e00-\u9fff]{1,4}?)?"
 _FINE = re.compile(r"没问题|放心|随便|可以|能|行|没事|没关系|照样|一样")
 _NOT_FINE = re.compile(r"不|别|勿|禁止|避免")
 
@@ -57,6 +60,7 @@ class Caveats:
         self.normal: list[tuple[str, str]] = []  # (the state called normal, the fact)
         self.manners: list[tuple[re.Pattern[str], str]] = []  # (the manner's opposite, the fact)
         self.switches: list[tuple[str, bool, str]] = []  # (自动 or 手动, switching off, the fact)
+        self.first: list[tuple[re.Pattern[str], str]] = []  # (the step said not needed, the fact)
 
     def read(self, sentence: str) -> None:
         for m in _NEEDS.finditer(sentence):
@@ -72,6 +76,7 @@ class Caveats:
                         promise = re.compile("|".join(dict.fromkeys(p.group(0) for p in _PROMISE.finditer(sentence))))
                         self.done.append((re.compile(rf"{v}(?:过|了|后)|(?<![未没不])[{heads}](?:过|了|掉|开)(?!吗|没)"), promise, sentence))
         self.waits.extend((m.group(1), sentence) for m in _WAIT.finditer(sentence))
+        self.first.extend((re.compile(_SKIP + m.group(1)), sentence) for m in _FIRST.finditer(sentence))
         self.switches.extend((m.group(1), m.group(2)[0] in _OFF, sentence) for m in _SWITCH.finditer(sentence))
         self.manners.extend((re.compile(f"(?:{_OPPOSITE[m.group(1)]}){m.group(2)}"), sentence) for m in _MANNER.finditer(sentence))
         for clause in CLAUSE.findall(sentence):
@@ -100,6 +105,10 @@ class Caveats:
             if m is not None and not any(state in m.group(1) or m.group(1)[-2:] in state for state, _ in self.normal) \
                     and not negated_at(clause, m.start(1)):
                 return f"{m.group(1)} called normal where the facts do not say so"
+            for skip, fact in self.first:
+                m = skip.search(clause)
+                if m is not None:
+                    return f"{m.group(0)} where the facts put it first: {fact}"
             for m in _SWITCH.finditer(clause):
                 way, off = m.group(1), m.group(2)[0] in _OFF
                 fact = next((f for w, o, f in self.switches if o == off and w != way), "")

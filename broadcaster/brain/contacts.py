@@ -75,6 +75,7 @@ _NUMBER_CONTEXT = re.compile(r"(?:订单|单号|运单|快递|物流|编号|批�
 # Platforms' default user names (bili_39218774, user12345678): the letters of the number's own token.
 _DEFAULT_NAME = frozenset({"bili", "bili_", "user", "user_", "uid", "mid", "u_", "用户"})
 _NUMBER_UNIT = re.compile(r"(?:元|块|rmb|人|次|个|件|罐|克|g|ml|毫升|斤|年|月|日|天|号|万|千|百|分|秒|小时|米|度|%)")
+_LOVE = re.compile(r"(?:520|521|1314|3344|9420|886|88)+")
 _DATE = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])")
 _CONTACT_CUE = re.compile(r"私|加|联系|找我|滴|搜|批发|货源|拿货|代理|一手|渠道|出厂|厂价|进货|咨询|扣|群|微|薇|威|企鹅|电话|手机|"
                           r"tel|call|dd|号|(?<![a-z])[qv](?![a-z])")
@@ -92,8 +93,8 @@ def _long_number(view: str) -> str:
         digits = m.group(1)
         if m.group(0)[: -len(digits)] in _DEFAULT_NAME:
             continue
-        if len(set(digits)) < 3 or (len(digits) == 8 and _DATE.fullmatch(digits)):
-            continue  # 666666, 2333333, a date: chat, not an id
+        if len(set(digits)) < 3 or (len(digits) == 8 and _DATE.fullmatch(digits)) or _LOVE.fullmatch(digits):
+            continue  # 666666, 2333333, a date, 5201314 (I love you for ever): chat, not an id
         if _NUMBER_CONTEXT.search(view[max(0, m.start() - 4) : m.start()]) or _NUMBER_UNIT.match(view, m.end()):
             continue
         if len(digits) >= 7 or _CONTACT_CUE.search(view) or _nickname_pair(view):

@@ -28,7 +28,7 @@ _REPORT = re.compile(r"(?:楼上|楼下|前面|上面|刚才|刚刚|那个|这�
                      r"(.{1,10}).{0,4}(?:封|举报|拉黑|禁言|踢|管管|管一下|房管|删掉|别理|是骗子)")
 _ELSEWHERE = frozenset({"别家价格", "别处购买"})
 # … or it diverts buyers there: go, search, buy there, cheaper there, not here.
-_DIVERSION = re.compile(r"(?:去(?!年)|到|上(?![次回个周礼年月]|买[了过的]))\S{0,6}(?:买|搜|下单|拍|看看|领)|搜(?:同款|一下|索)|更便宜|更划算|才\d|只要\d|便宜\d|"
+_DIVERSION = re.compile(r"(?:去(?!年)|到|上(?![次回个周礼年月]|买[了过的]))[^\s，,。！!？?；;]{0,6}(?:买|搜|下单|拍|看看|领)|搜(?:同款|一下|索)|更便宜|更划算|才\d|只要\d|便宜\d|"
                         r"便宜(?:多了|很多|好多|不少|一半)|别(?:在这|在这里|买|拍)|不如去|不要在|加我|私我|私聊|链接|同款(?:只要|才)")
 
 
@@ -85,5 +85,7 @@ def excused(v: Verdict, text: str, platforms: frozenset[str]) -> bool:
         return True  # (the same goods seen on another platform, asked whether it is this shop's: 快手上刷到过同款 是你们家的号吗)
     if not any(names) or not all(a or b for a, b in zip(names, elsewhere, strict=True)):
         return False
-    # a price said of the other place needs the shop spoken of ("…便宜很多的，是不是假的？想在这买")
-    return _OWN_SHOP.search(text) is not None or (not any(elsewhere) and not _DIVERSION.search(text))
+    # a price said of the other place needs the shop spoken of ("…便宜很多的，是不是假的？想在这买"); a place's frame that
+    # caught no price or offer (闲鱼上有二手的，买新的有啥保障) is a mention, like the place's name alone
+    offer = any(elsewhere) and _OFFER.search(text.replace("二手", "")) is not None
+    return _OWN_SHOP.search(text) is not None or (not offer and not _DIVERSION.search(text))

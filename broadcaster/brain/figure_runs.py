@@ -24,8 +24,15 @@ _ABOUT = re.compile(rf"(?<![{CN_NUM}])([{CN_NUM}]{{2}})(?![{CN_NUM}])\s*(?:{UNIT
 
 @functools.lru_cache(maxsize=8)
 def stated_ranges(texts: tuple[str, ...]) -> frozenset[tuple[float, float]]:
-    """The ranges a set of facts states, read once per set (like labelled_figures)."""
-    return frozenset(r for t in texts for r in ranges(t))
+    """The ranges a set of facts states, read once per set (like labelled_figures); a list of three or more figures in one
+    unit states the range from its least to its most (140℃、160℃…220℃ → 从140℃到220℃)."""
+    lists: set[tuple[float, float]] = set()
+    for sentence in (s for t in texts for s in re.split(r"[。；;！!？?\n]", t)):
+        by_unit: dict[str, list[float]] = {}
+        for v, u in figure_run(sentence):
+            by_unit.setdefault(u, []).append(v)
+        lists.update((min(vs), max(vs)) for vs in by_unit.values() if len(vs) >= 3)
+    return frozenset(r for t in texts for r in ranges(t)) | frozenset(lists)
 
 
 @functools.lru_cache(maxsize=8)

@@ -320,3 +320,35 @@ def test_what_heldout43_showed_the_evidence() -> None:
     assert evidence("bundle", "拍三瓶到手价99元。") and evidence("limit", "每人限购2件。")
     assert not evidence("limit", "每支仅限使用一次。")  # (a limit of use is no purchase limit)
     assert Friendly()("下班了来逛逛") and Friendly()("刚到")
+
+
+# After heldout44: the trade's words for a size, a step the facts put first, a list's range, names and numbers of chat.
+def test_what_heldout44_showed_the_reading() -> None:
+    from broadcaster.brain.chitchat import Friendly
+    from broadcaster.brain.intent import asked_units, slots
+    from broadcaster.brain.thesaurus import catalogue_words
+
+    assert "直径" in catalogue_words("这个管子多粗") and "缠绕" in catalogue_words("会不会打结")
+    assert "variant" in slots("有25的吗") and "size" not in slots("洗一个头要多久") and "size" in slots("个头大吗")
+    assert asked_units("充电要很久不") and Friendly()("拍出来好自然") and Friendly()("老乡报个到")
+
+
+def test_what_heldout44_showed_the_guard() -> None:
+    from broadcaster.brain.guard import GroundingGuard
+
+    sheet = ["使用前先把滤网泡湿再装回。", "风力3档，分别是1档、2档、3档。", "温度可选40℃、50℃、60℃、70℃。"]
+    assert FactClaims(sheet).contradiction("滤网不用泡直接装。") and not FactClaims(sheet).contradiction("先泡一下滤网。")
+    guard = GroundingGuard(sheet, facts=sheet)
+    assert guard.check("从40℃到70℃。").ok and not guard.check("从30℃到70℃。").ok
+
+
+@pytest.mark.parametrize(("comment", "blocked"), [
+    ("约500全套", True), ("下播了今晚陪陪我", True), ("今晚能陪我聊完这场吗", False), ("二的六次方 你们懂的 点蜡", True),
+    ("5201314 支持主播", False), ("淘宝上有二手的，买新的有保障吗", False), ("淘宝上二手的才三十 要不要", True),
+])
+def test_what_heldout44_showed_moderation(comment: str, blocked: bool) -> None:
+    from broadcaster.brain.moderation import moderator_from_config
+
+    room = parse_config({"rooms": [{"id": "m", "moderation": {"words": ["淘宝"], "action": "replace"}}]}).rooms[0]
+    moderator = moderator_from_config(room.moderation, room.language)
+    assert (not moderator.check_comment(comment).ok) is blocked, comment
