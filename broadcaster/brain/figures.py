@@ -165,6 +165,7 @@ def labelled_figures(texts: tuple[str, ...]) -> frozenset[tuple[float, str, str]
 
 
 CLAUSE_CUT = re.compile(r"[。！？!?；;\n，,、]+")
+_LIST_CLAUSE_CUT = re.compile(r"[。！？!?；;\n，,]+")
 # A number with its unit or classifier ("18个月", "两罐", "99元"): no context word of the figure it states.
 UNIT_WORDS = "|".join(re.escape(u) for u, _, _ in sorted(_UNITS, key=lambda x: -len(x[0])))
 _FIGURE_SPAN = re.compile(rf"(?:\d+(?:\.\d+)?|[{CN_NUM}点半]+)(?:多|余|来)?\s*(?:{UNIT_WORDS})?")
@@ -186,7 +187,8 @@ def stated_figures(texts: tuple[str, ...]) -> dict[tuple[float, str], list[froze
     stating it (pairs most of the texts share, such as the product's name, tell nothing and are left out)."""
     # (counted per sentence: a knowledge base cut into a few long passages shares most pairs between them)
     said = [x for t in texts for x in re.split(r"[。！？!?\n]+", numeric_text(t)) if x.strip()]
-    clauses = [(i, c) for i, t in enumerate(said) for c in CLAUSE_CUT.split(t)]
+    # (a list's items share its clause's words: 温度可选40℃、50℃、60℃ says each of them of the temperature)
+    clauses = [(i, c) for i, t in enumerate(said) for c in _LIST_CLAUSE_CUT.split(t)]
     df: dict[str, set[int]] = {}
     for i, c in clauses:
         for g in cjk_bigrams(c):

@@ -340,6 +340,7 @@ def test_what_heldout44_showed_the_guard() -> None:
     assert FactClaims(sheet).contradiction("滤网不用泡直接装。") and not FactClaims(sheet).contradiction("先泡一下滤网。")
     guard = GroundingGuard(sheet, facts=sheet)
     assert guard.check("从40℃到70℃。").ok and not guard.check("从30℃到70℃。").ok
+    assert guard.check("温度可选70℃。").ok  # (a list's last item says its clause's words too)
 
 
 @pytest.mark.parametrize(("comment", "blocked"), [
