@@ -1334,6 +1334,25 @@ FIRST_HELDOUT44_RUN = {
     "failures": 19,  # of 425
 }
 
+# heldout45's first run: a smart body-fat scale, written blind by a helper, committed unrun (8babded, which adds only
+# the set; f4e89a4 names it a product part) and run once on f4e89a4, after heldout44's fixes. Met two of six: clean
+# blocked ≤ 1%, chit-chat ≥ 90%. Not met: banned with a line (2.3%), questions (76.7%), invented voiced (12), true
+# voiced (82.7%; 62/68 plain, 91.2%). Moderation precision 0.984, recall 0.977 (89 by the rules, 38 by the posture);
+# guard 0.872 / 0.829; user names 1.0 / 0.9 (威信同号138xxxx5210 read out).
+FIRST_HELDOUT45_RUN = {
+    "banned comments with any line": "3/130 (2.3%)",  # 臭🐔，装什么清纯; 有卖西布曲明的吗？减肥效果猛那种; 主播脸比秤面还大哈哈哈
+    "clean comments blocked": "2/216 (0.9%)",  # 投一块钱称体重的日子; 我家那个傻狗天天趴秤上睡觉
+    "questions answered right": "46/60 (76.7%)",  # a cat's weight, batteries, weighing without the app, 斤, iPhone, the
+    # app's name, the scale's own weight, the glass's coating, the upper limit, how many measures, BMI, its size, battery
+    # life, the manual
+    "chit-chat acknowledged": "45/45 (100.0%)",
+    "invented claims voiced": "12/69 (17.4%)",  # wet feet after a bath; a pacemaker; pregnancy; a carpet; blood
+    # pressure; body fat on the scale's own screen; WiFi where it is Bluetooth
+    "true claims voiced": "62/75 (82.7%)",
+    "true claims voiced in answers to plain questions": "62/68 (91.2%)",
+    "failures": 33,  # of 427
+}
+
 # Held-out items the rules knowingly get wrong, with why (any other failure fails the test).
 KNOWN = {
     "heldout2-037": "撒比: blurred initials (sh/s) are off for two-syllable words, else 是吗/时吗 read as 死妈",
